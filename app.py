@@ -1,0 +1,16 @@
+"""Entry point: page config, the shared sidebar, and navigation over the pages."""
+
+import streamlit as st
+
+from ui import sidebar
+from ui.i18n import t
+
+st.set_page_config(page_title="GPT-2, taken apart", page_icon="🔬", layout="wide")
+
+pages = [
+    st.Page("pages/home.py", title=t("Home", "Início"), icon="🏠", default=True),
+    st.Page("pages/tokens.py", title=t("Tokenization costs", "Custo da tokenização"), icon="🔤"),
+]
+nav = st.navigation(pages)
+sidebar.draw()
+nav.run()

@@ -1,0 +1,80 @@
+"""Command-line entry: one sub-command per module, errors as one readable line and exit 2.
+
+Each command module defines `register(subparsers)` that adds its parser(s) with
+`set_defaults(run=...)`; a run function returns the exit code. Modules import heavy libraries
+(torch, transformers) inside their run functions, so `python -m lab tokens` never loads torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+# Command modules, in the order `--help` lists them.
+MODULES = ("lab.cli.tokens",)
+
+
+class LabError(Exception):
+    """A problem with the user's input or environment: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's default prints usage too; keep it to one line
+        raise LabError(message)
+
+
+def read_text(path: str) -> str:
+    """The UTF-8 text of a file, or stdin for '-'; LabError with a clear line otherwise."""
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read().decode("utf-8")
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8")
+    except FileNotFoundError:
+        raise LabError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise LabError(f"is a directory, not a text file: {path}") from None
+    except PermissionError:
+        raise LabError(f"cannot read (permission denied): {path}") from None
+    except UnicodeDecodeError as e:
+        raise LabError(f"not UTF-8 text: {path} (byte {e.start})") from None
+
+
+def print_json(obj) -> None:
+    """Write one JSON document to stdout (UTF-8, not ASCII-escaped)."""
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def print_table(header: list[str], rows: list[list]) -> None:
+    """A plain aligned text table for the non-JSON output."""
+    cells = [[str(c) for c in header]] + [[f"{c:.3f}" if isinstance(c, float) else str(c)
+                                           for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    for n, row in enumerate(cells):
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser, every command module registered."""
+    parser = _Parser(prog="python -m lab", description="The course lab, from the shell.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name in MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse, run, and turn LabError into one line on stderr with exit status 2."""
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.run(args) or 0)
+    except LabError as e:
+        print(f"lab: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("lab: interrupted", file=sys.stderr)
+        return 130

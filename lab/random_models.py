@@ -1,0 +1,71 @@
+"""Random-weight models in Hugging Face format, built from configs and saved locally.
+
+Tests and benchmarks use these instead of downloads: the hub is unreachable from the course
+machines, and a random model has the real shapes and code paths. Sizes: "tiny" (fast tests) and
+"small" (GPT-2 small's real shapes: 12 layers x 12 heads x 768, 50257 tokens, 1024 positions).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lab.encodings import gpt2_files, hf_gpt2_tokenizer
+
+ARCHS = ("gpt2", "openai-gpt", "roberta")
+SIZES = {
+    "tiny": dict(n_layer=2, n_head=4, n_embd=32, n_positions=64),
+    "small": dict(n_layer=12, n_head=12, n_embd=768, n_positions=1024),
+}
+ROBERTA_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
+
+
+def roberta_tokenizer():
+    """A RobertaTokenizerFast on GPT-2's BPE laid out as RoBERTa's: <s> <pad> </s> <unk> first
+    (so pad is id 1, which RoBERTa's position embeddings rely on), GPT-2's tokens, <mask> last."""
+    from transformers import RobertaTokenizerFast
+
+    gpt2_vocab, merges = gpt2_files()
+    vocab = {tok: i for i, tok in enumerate(ROBERTA_SPECIALS[:4])}
+    for tok, i in sorted(gpt2_vocab.items(), key=lambda kv: kv[1]):
+        vocab.setdefault(tok, len(vocab))
+    vocab["<mask>"] = len(vocab)
+    return RobertaTokenizerFast(vocab=vocab, merges=list(merges), bos_token="<s>", eos_token="</s>",
+                                sep_token="</s>", cls_token="<s>", unk_token="<unk>",
+                                pad_token="<pad>", mask_token="<mask>")
+
+
+def build(arch: str, size: str = "tiny", seed: int = 0):
+    """(model, tokenizer) with random weights for `arch` at `size`, in eval mode."""
+    import torch
+    from transformers import (GPT2Config, GPT2LMHeadModel, OpenAIGPTConfig, OpenAIGPTLMHeadModel,
+                              RobertaConfig, RobertaForMaskedLM)
+
+    if arch not in ARCHS or size not in SIZES:
+        raise ValueError(f"arch must be one of {ARCHS}, size one of {tuple(SIZES)}")
+    torch.manual_seed(seed)
+    s = SIZES[size]
+    if arch == "gpt2":
+        tok = hf_gpt2_tokenizer()
+        model = GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), **s))
+    elif arch == "openai-gpt":
+        tok = hf_gpt2_tokenizer()  # GPT-1's own BPE is not shipped offline; shapes are what matter
+        model = OpenAIGPTLMHeadModel(OpenAIGPTConfig(vocab_size=len(tok), **s))
+    else:
+        tok = roberta_tokenizer()
+        cfg = RobertaConfig(vocab_size=len(tok), num_hidden_layers=s["n_layer"],
+                            num_attention_heads=s["n_head"], hidden_size=s["n_embd"],
+                            intermediate_size=4 * s["n_embd"],
+                            max_position_embeddings=s["n_positions"] + 2,
+                            pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
+                            eos_token_id=tok.eos_token_id)
+        model = RobertaForMaskedLM(cfg)
+    return model.eval(), tok
+
+
+def save(arch: str, path: str | Path, size: str = "tiny", seed: int = 0) -> Path:
+    """Build a random model and save it with its tokenizer files to `path`; return the path."""
+    path = Path(path)
+    model, tok = build(arch, size, seed)
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path

@@ -1,0 +1,29 @@
+"""Home: what each page shows and which chapter of the course it serves."""
+
+import streamlit as st
+
+from ui.i18n import t
+
+st.title(t("GPT-1 and GPT-2, taken apart — the explorer", "GPT-1 e GPT-2, desmontados — o explorador"))
+st.write(t(
+    "A companion to the course: every page runs a real tokenizer or a real model on text you "
+    "choose, so you can see what a chapter explains. Every number here can be reproduced from "
+    "the shell with `python -m lab` (chapter 15, the lab guide).",
+    "Um companheiro do curso: cada página roda um tokenizador ou um modelo de verdade sobre o "
+    "texto que você escolher, para você ver o que cada capítulo explica. Todo número daqui pode "
+    "ser reproduzido no terminal com `python -m lab` (capítulo 15, o guia do laboratório).",
+))
+
+# (page file, title en, title pt, chapters, what it shows en, pt) — only pages that exist.
+PAGES = [
+    ("pages/tokens.py", "Tokenization costs", "Custo da tokenização", "01",
+     "GPT-2's tokenizer against cl100k_base and o200k_base on Portuguese and English: tokens per "
+     "word, the Portuguese premium, what it costs in a context window.",
+     "O tokenizador do GPT-2 contra cl100k_base e o200k_base em português e inglês: tokens por "
+     "palavra, o ágio do português, o que isso custa numa janela de contexto."),
+]
+
+for path, title_en, title_pt, chapters, what_en, what_pt in PAGES:
+    with st.container(border=True):
+        st.page_link(path, label=f"**{t(title_en, title_pt)}** · {t('chapter', 'capítulo')} {chapters}")
+        st.write(t(what_en, what_pt))

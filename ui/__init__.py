@@ -1,0 +1,1 @@
+"""Streamlit glue shared by the pages: language, sidebar, the one cached model loader."""
