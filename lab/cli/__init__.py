@@ -13,7 +13,10 @@ import json
 import sys
 
 # Command modules, in the order `--help` lists them.
-MODULES = ("lab.cli.tokens",)
+MODULES = (
+    "lab.cli.tokens",
+    "lab.cli.bench",
+)
 
 
 class LabError(Exception):

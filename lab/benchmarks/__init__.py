@@ -1,0 +1,36 @@
+"""Benchmarks measured side by side: project time / reference time in one run, never a timed test.
+
+Each module listed in MODULES defines `benchmarks() -> list[dict]`, each dict made by `entry()`.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+# Modules in the order `python -m lab bench` runs them.
+MODULES = ("lab.benchmarks.tokens",)
+
+
+def side_by_side(project: Callable[[], object], reference: Callable[[], object],
+                 repeats: int = 5, warmup: int = 1) -> tuple[float, float]:
+    """Median seconds of project() and reference(), alternating runs so both meet the same noise."""
+    for _ in range(warmup):
+        project()
+        reference()
+    p, r = [], []
+    for i in range(repeats):
+        order = ((project, p), (reference, r)) if i % 2 == 0 else ((reference, r), (project, p))
+        for fn, times in order:
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+    return statistics.median(p), statistics.median(r)
+
+
+def entry(name: str, project_s: float, reference_s: float, target: float, **extra) -> dict:
+    """One benchmark result: ratio = project / reference, ok when ratio <= target."""
+    ratio = project_s / reference_s if reference_s > 0 else float("inf")
+    return {"name": name, "project_s": round(project_s, 6), "reference_s": round(reference_s, 6),
+            "ratio": round(ratio, 4), "target": target, "ok": ratio <= target, **extra}
