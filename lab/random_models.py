@@ -26,7 +26,7 @@ def roberta_tokenizer():
 
     gpt2_vocab, merges = gpt2_files()
     vocab = {tok: i for i, tok in enumerate(ROBERTA_SPECIALS[:4])}
-    for tok, i in sorted(gpt2_vocab.items(), key=lambda kv: kv[1]):
+    for tok, _ in sorted(gpt2_vocab.items(), key=lambda kv: kv[1]):
         vocab.setdefault(tok, len(vocab))
     vocab["<mask>"] = len(vocab)
     return RobertaTokenizerFast(vocab=vocab, merges=list(merges), bos_token="<s>", eos_token="</s>",
@@ -37,8 +37,14 @@ def roberta_tokenizer():
 def build(arch: str, size: str = "tiny", seed: int = 0):
     """(model, tokenizer) with random weights for `arch` at `size`, in eval mode."""
     import torch
-    from transformers import (GPT2Config, GPT2LMHeadModel, OpenAIGPTConfig, OpenAIGPTLMHeadModel,
-                              RobertaConfig, RobertaForMaskedLM)
+    from transformers import (
+        GPT2Config,
+        GPT2LMHeadModel,
+        OpenAIGPTConfig,
+        OpenAIGPTLMHeadModel,
+        RobertaConfig,
+        RobertaForMaskedLM,
+    )
 
     if arch not in ARCHS or size not in SIZES:
         raise ValueError(f"arch must be one of {ARCHS}, size one of {tuple(SIZES)}")

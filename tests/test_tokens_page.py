@@ -1,0 +1,137 @@
+"""The tokenization page under Streamlit's AppTest: default, edited and empty text, the sample set."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lab import tokens
+from lab.encodings import ENCODINGS
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+XSS = "<img src=x onerror=alert(1)>"
+
+
+def open_page(lang: str = "en") -> AppTest:
+    """The app switched to the tokens page, after its first run."""
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params["lang"] = lang
+    at.run()
+    at.switch_page("pages/tokens.py")
+    at.run()
+    assert not at.exception
+    return at
+
+
+def shown_costs(table) -> dict[str, dict[str, str]]:
+    """{encoding: {row label: cell}} of a costs table."""
+    df = table.value
+    return {name: dict(df[name]) for name in df.columns}
+
+
+def expected_costs(text: str) -> dict[str, dict[str, str]]:
+    """What the costs table must show for text, from lab's counts (checked against tiktoken elsewhere)."""
+    def fmt(x):
+        return f"{x:,}" if isinstance(x, int) else f"{x:.2f}"
+    labels = {"tokens": "tokens", "words": "words", "chars": "characters",
+              "tokens_per_word": "tokens per word", "chars_per_token": "characters per token"}
+    return {name: {labels[k]: fmt(v) for k, v in c.items()} for name, c in tokens.token_costs(text).items()}
+
+
+def test_default_page():
+    at = open_page()
+    pt, en = at.text_area(key="tokens_pt").value, at.text_area(key="tokens_en").value
+    assert "O troféu não coube na mala porque era grande demais." in pt and en.strip()
+    assert len(at.table) == 3  # Portuguese costs, English costs, costliest words
+    assert shown_costs(at.table[0]) == expected_costs(pt)
+    assert shown_costs(at.table[1]) == expected_costs(en)
+    window = [m for m in at.markdown.values if "1,024 tokens hold about" in m]
+    pt_words = tokens.words_in_window(tokens.token_costs(pt)["gpt2"], 1024)
+    en_words = tokens.words_in_window(tokens.token_costs(en)["gpt2"], 1024)
+    assert window == [f"**GPT-2's 1,024 tokens hold about {pt_words:,} words of this Portuguese text, "
+                      f"{en_words:,} of English.**"]
+    costliest = at.table[2].value
+    assert list(costliest.columns) == ["word", "tokens", "pieces"]
+    assert list(costliest["word"]) == [r["word"] for r in tokens.costliest_words(pt, "gpt2", 10)]
+    (chips,) = at.get("html")
+    assert chips.proto.body.count('class="tok-chip"') == len(tokens.token_records("gpt2", pt))
+    (chart,) = at.get("vega_lite_chart")
+    for source in ("your text", f"sample set ({len(tokens.sample_pairs())} pairs)", "Petrov et al. 2023 (FLORES-200)"):
+        assert json.dumps(source) in chart.proto.spec
+
+
+def test_edited_text_is_counted_and_escaped():
+    at = open_page()
+    text = f"Olá, mundo! {XSS} A canção do coração: não há pão sem ação."
+    at.text_area(key="tokens_pt").input(text).run()
+    assert not at.exception
+    assert shown_costs(at.table[0]) == expected_costs(text)
+    at.radio(key="tokens_encoding").set_value("o200k_base").run()
+    assert not at.exception
+    body = at.get("html")[0].proto.body
+    assert "<img" not in body and "&lt;" in body
+    assert body.count('class="tok-chip"') == len(tokens.token_records("o200k_base", text))
+
+
+@pytest.mark.parametrize("empty", ["", "   \n\t "])
+def test_empty_text_gets_a_friendly_message(empty):
+    at = open_page()
+    at.text_area(key="tokens_pt").input(empty).run()
+    assert not at.exception
+    assert [i.value for i in at.info] == ["Type or paste some Portuguese text above to see what it costs in tokens."]
+    assert len(at.table) == 0 and not at.get("html")
+    (chart,) = at.get("vega_lite_chart")  # the sample set's premium still shows
+    assert "sample set" in chart.proto.spec and "your text" not in chart.proto.spec
+
+
+def test_without_english_no_premium_of_your_text():
+    at = open_page()
+    at.text_area(key="tokens_en").input("").run()
+    assert not at.exception
+    assert len(at.table) == 2  # Portuguese costs and costliest words
+    assert "your text" not in at.get("vega_lite_chart")[0].proto.spec
+    assert any(m.endswith("words of this Portuguese text.**") for m in at.markdown.values)
+
+
+def test_sample_selector_fills_both_boxes_and_survives_a_page_switch():
+    at = open_page()
+    at.selectbox(key="tokens_sample").set_value("all").run()
+    en, pt = tokens.sample_texts()
+    assert at.text_area(key="tokens_pt").value == pt and at.text_area(key="tokens_en").value == en
+    assert shown_costs(at.table[0]) == expected_costs(pt)
+    at.selectbox(key="tokens_sample").set_value(4).run()
+    assert at.text_area(key="tokens_pt").value == tokens.sample_pairs()[4]["pt"]
+    at.text_area(key="tokens_pt").input("meu próprio texto").run()
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    assert at.text_area(key="tokens_pt").value == "meu próprio texto"
+
+
+def test_portuguese_ui():
+    at = open_page("pt")
+    assert at.title[0].value == "Quanto custa a tokenização em português"
+    assert any("Os 1.024 tokens do GPT-2 comportam cerca de" in m for m in at.markdown.values)
+    assert list(at.table[0].value.index) == ["tokens", "palavras", "caracteres", "tokens por palavra",
+                                             "caracteres por token"]
+    assert list(at.table[0].value.columns) == list(ENCODINGS)
+
+
+def test_page_does_not_import_torch():
+    # A fresh interpreter: other tests in this process may have imported torch already.
+    code = (
+        "import sys\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        f"at = AppTest.from_file({APP!r}, default_timeout=30); at.run()\n"
+        "at.switch_page('pages/tokens.py'); at.run()\n"
+        "assert not at.exception, at.exception\n"
+        "assert at.title[0].value == 'What tokenization costs in Portuguese'\n"
+        "print('heavy:', sorted(m for m in ('torch', 'transformers') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "heavy: []" in out.stdout
