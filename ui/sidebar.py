@@ -1,8 +1,17 @@
-"""The sidebar every page shares: UI language (and, once the loader lands, the model picker)."""
+"""The sidebar every page shares: UI language and the model picker, both kept in the URL.
+
+Torch-free: the picker reads the registry and the local caches only; models load on the pages
+that need one, through ui.model_loader.current_model().
+"""
 
 import streamlit as st
 
-from ui.i18n import LANGUAGES, lang
+from lab import models, registry
+from lab.model_cache import budget_bytes
+from ui.i18n import LANGUAGES, lang, t
+
+COURSE_LABELS_PT = {"course-gpt2": "Modelo do curso: GPT-2 pequeno, offline",
+                    "course-roberta": "Modelo do curso: RoBERTa pequeno, offline"}
 
 
 def draw() -> None:
@@ -13,3 +22,45 @@ def draw() -> None:
                           format_func=LANGUAGES.get, key="ui_lang", horizontal=True)
         if st.query_params.get("lang") != choice:
             st.query_params["lang"] = choice
+        model_picker()
+
+
+def option_labels() -> dict[str, str]:
+    """Each registry model's picker label: name, size, and whether it works offline here."""
+    budget, is_offline = budget_bytes(), models.offline()
+    labels = {}
+    for name, info in registry.REGISTRY.items():
+        label = COURSE_LABELS_PT.get(name, info.label) if lang() == "pt" else info.label
+        if info.memory_bytes > budget:
+            status = t("too big for this server", "grande demais para este servidor")
+        elif models.is_available(name):
+            status = "✓ offline"
+        elif info.hub_id is None:
+            status = t("missing from this copy", "ausente desta cópia")
+        elif is_offline:
+            status = t("not downloaded (offline)", "não baixado (offline)")
+        else:
+            status = t("download", "baixar")
+        labels[name] = f"{label} · {registry.human_bytes(info.download_bytes)} · {status}"
+    return labels
+
+
+def model_picker() -> None:
+    """The model every model page uses: st.session_state["model"], mirrored in ?model=."""
+    names = list(registry.REGISTRY)
+    wanted = st.session_state.get("model") or st.query_params.get("model") or models.DEFAULT_OFFLINE
+    if wanted not in registry.REGISTRY:
+        st.warning(t("The link names a model this app does not know; using the course model.",
+                     "O link pede um modelo que este app não conhece; usando o modelo do curso."))
+        wanted = models.DEFAULT_OFFLINE
+    labels = option_labels()
+    choice = st.selectbox(
+        t("Model", "Modelo"), names, index=names.index(wanted), format_func=labels.get, key="model",
+        help=t(f"Models marked ✓ offline load without internet. The default, {models.DEFAULT_OFFLINE}, "
+               "is the course's small model, shipped with the app. To fetch others ahead of a class: "
+               "`python -m lab prefetch NAME`.",
+               f"Modelos com ✓ offline carregam sem internet. O padrão, {models.DEFAULT_OFFLINE}, é o "
+               "modelo pequeno do curso, que vem com o app. Para baixar outros antes da aula: "
+               "`python -m lab prefetch NOME`."))
+    if st.query_params.get("model") != choice:
+        st.query_params["model"] = choice

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 # Modules in the order `python -m lab bench` runs them.
-MODULES = ("lab.benchmarks.tokens",)
+MODULES = ("lab.benchmarks.tokens", "lab.benchmarks.loading")
 
 
 def side_by_side(project: Callable[[], object], reference: Callable[[], object],

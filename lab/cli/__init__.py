@@ -16,6 +16,7 @@ import sys
 MODULES = (
     "lab.cli.tokens",
     "lab.cli.bench",
+    "lab.cli.models",
 )
 
 

@@ -1,0 +1,123 @@
+"""A process-wide cache of loaded models under a memory budget: one load per model, however many ask.
+
+Thread-safe and Streamlit-free (the app wraps one instance in its only `st.cache_resource`).
+- Concurrent requests for one model wait on a per-model lock: the model loads once.
+- A model whose memory estimate exceeds the whole budget is refused (`ModelTooLarge`, saying why
+  and which models fit) before anything is loaded.
+- Otherwise least-recently-used models are dropped until the new one fits. A dropped model stays
+  alive while a session still holds it; the cache just stops keeping it.
+Accounting uses each model's estimate known before loading (`lab.models.estimate_bytes`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+from lab import registry
+
+BUDGET_ENV = "LAB_MEMORY_BUDGET_MB"
+# A 2.7 GB host: ~0.5 GB for Python + Streamlit + torch, ~0.6 GB for forward passes and sessions.
+DEFAULT_BUDGET_MB = 1700
+log = logging.getLogger(__name__)
+
+
+class ModelTooLarge(ValueError):
+    """The model cannot fit in the memory budget even alone; the message says why and what fits."""
+
+
+def budget_bytes() -> int:
+    """The memory budget for cached models: $LAB_MEMORY_BUDGET_MB megabytes, or the default."""
+    raw = os.environ.get(BUDGET_ENV, "").strip()
+    if raw:
+        try:
+            mb = float(raw)
+            if mb > 0:
+                return int(mb * registry.MB)
+        except ValueError:
+            pass
+        log.warning("%s=%r is not a positive number of megabytes; using %d", BUDGET_ENV, raw,
+                    DEFAULT_BUDGET_MB)
+    return DEFAULT_BUDGET_MB * registry.MB
+
+
+def models_that_fit(budget: int) -> list[str]:
+    """Registry names whose memory estimate fits in `budget` bytes."""
+    return [m.name for m in registry.REGISTRY.values() if m.memory_bytes <= budget]
+
+
+class ModelCache:
+    """LRU cache of loaded models, keyed by registry name or absolute directory path."""
+
+    def __init__(self, budget: int | None = None, load: Callable[[str], object] | None = None,
+                 estimate: Callable[[str], int] | None = None):
+        if load is None or estimate is None:
+            from lab import models
+            load, estimate = load or models.load, estimate or models.estimate_bytes
+        self.budget = budget_bytes() if budget is None else budget
+        self._load, self._estimate = load, estimate
+        self._lock = threading.Lock()  # guards everything below
+        self._entries: OrderedDict[str, tuple[object, int]] = OrderedDict()  # oldest first
+        self._key_locks: dict[str, threading.Lock] = {}
+        self.loads = 0  # how many times a model was actually loaded (tests count these)
+        self.evictions = 0
+
+    def get(self, key: str):
+        """The loaded model for `key`, loading it at most once however many threads ask."""
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key][0]
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:
+            with self._lock:  # another thread may have loaded it while we waited
+                if key in self._entries:
+                    self._entries.move_to_end(key)
+                    return self._entries[key][0]
+            need = self.check_fits(key)
+            with self._lock:  # make room first, so memory peaks within the budget
+                self._evict_until_fits(need)
+            loaded = self._load(key)
+            with self._lock:
+                self._entries[key] = (loaded, need)
+                self.loads += 1
+                self._evict_until_fits(0, keep=key)  # a concurrent load may have landed meanwhile
+            return loaded
+
+    def check_fits(self, key: str) -> int:
+        """The estimate for `key` in bytes; ModelTooLarge when it exceeds the whole budget."""
+        need = self._estimate(key)
+        if need > self.budget:
+            fit = models_that_fit(self.budget)
+            raise ModelTooLarge(
+                f"{key} needs about {registry.human_bytes(need)} of memory, more than this server's "
+                f"budget for models ({registry.human_bytes(self.budget)}, set by {BUDGET_ENV}); "
+                f"models that fit: {', '.join(fit) if fit else 'none'}")
+        return need
+
+    def _evict_until_fits(self, extra: int, keep: str | None = None) -> None:
+        """Drop least-recently-used models (never `keep`) until they and `extra` bytes fit. Lock held."""
+        while sum(size for _, size in self._entries.values()) + extra > self.budget:
+            oldest = next((k for k in self._entries if k != keep), None)
+            if oldest is None:
+                return
+            del self._entries[oldest]
+            self.evictions += 1
+
+    @property
+    def used_bytes(self) -> int:
+        """Sum of the estimates of the models held now."""
+        with self._lock:
+            return sum(size for _, size in self._entries.values())
+
+    def keys(self) -> list[str]:
+        """Cached keys, least recently used first."""
+        with self._lock:
+            return list(self._entries)
+
+    def __contains__(self, key: str) -> bool:
+        with self._lock:
+            return key in self._entries

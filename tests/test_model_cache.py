@@ -1,0 +1,126 @@
+"""lab.model_cache: one load per model under concurrency, refusal over budget, LRU eviction."""
+
+import threading
+import time
+
+import pytest
+
+from lab import models, registry
+from lab.model_cache import BUDGET_ENV, DEFAULT_BUDGET_MB, ModelCache, ModelTooLarge, budget_bytes
+
+
+class Recorder:
+    """A stand-in loader that records which keys it loaded (slowly, to widen any race)."""
+
+    def __init__(self, delay=0.0):
+        self.calls, self.delay = [], delay
+
+    def __call__(self, key):
+        self.calls.append(key)
+        time.sleep(self.delay)
+        return object()
+
+
+def hammer(cache, key, n=8):
+    """n threads released together asking for key; their results."""
+    barrier, results = threading.Barrier(n), [None] * n
+
+    def ask(i):
+        barrier.wait()
+        results[i] = cache.get(key)
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return results
+
+
+def test_concurrent_requests_load_once():
+    rec = Recorder(delay=0.3)
+    cache = ModelCache(budget=100, load=rec, estimate=lambda k: 10)
+    results = hammer(cache, "m")
+    assert rec.calls == ["m"] and cache.loads == 1
+    assert all(r is results[0] for r in results)
+    assert cache.get("m") is results[0] and cache.loads == 1  # a later request: no reload
+
+
+def test_concurrent_real_loads_of_a_tiny_model_load_once(tiny_model_dirs):
+    calls = []
+
+    def load(key):
+        calls.append(key)
+        return models.load(key)
+
+    key = models.canonical(str(tiny_model_dirs["openai-gpt"]))
+    cache = ModelCache(budget=10**9, load=load)
+    results = hammer(cache, key, n=6)
+    assert calls == [key] and cache.loads == 1
+    assert all(r is results[0] for r in results) and results[0].n_layer == 2
+
+
+def test_different_models_load_in_parallel_not_in_series():
+    rec = Recorder(delay=0.4)
+    cache = ModelCache(budget=100, load=rec, estimate=lambda k: 10)
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=cache.get, args=(k,)) for k in ("a", "b", "c")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(rec.calls) == ["a", "b", "c"]
+    assert time.perf_counter() - t0 < 1.0  # three 0.4 s loads, not one after another
+
+
+def test_over_budget_model_is_refused_before_loading(tiny_model_dirs):
+    rec = Recorder()
+    key = models.canonical(str(tiny_model_dirs["gpt2"]))
+    need = models.estimate_bytes(key)
+    cache = ModelCache(budget=need - 1, load=rec)
+    with pytest.raises(ModelTooLarge) as e:
+        cache.get(key)
+    msg = str(e.value)
+    assert key in msg and BUDGET_ENV in msg and "models that fit" in msg
+    assert rec.calls == [] and cache.loads == 0 and key not in cache
+
+
+def test_refusal_names_what_fits():
+    budget = registry.info("gpt2").memory_bytes
+    cache = ModelCache(budget=budget, load=Recorder())
+    with pytest.raises(ModelTooLarge) as e:
+        cache.get("gpt2-xl")
+    fits = str(e.value).split("models that fit: ")[1].split(", ")
+    assert "gpt2" in fits and "distilgpt2" in fits and "gpt2-xl" not in fits and "gpt2-medium" not in fits
+    assert registry.human_bytes(registry.info("gpt2-xl").memory_bytes) in str(e.value)
+
+
+def test_least_recently_used_is_evicted():
+    rec = Recorder()
+    cache = ModelCache(budget=100, load=rec, estimate=lambda k: 40)
+    a = cache.get("a")
+    cache.get("b")
+    assert cache.get("a") is a  # a is now the most recently used
+    cache.get("c")  # 120 > 100: b goes
+    assert cache.keys() == ["a", "c"] and cache.evictions == 1 and cache.used_bytes == 80
+    cache.get("b")  # a is now the least recently used
+    assert cache.keys() == ["c", "b"] and rec.calls == ["a", "b", "c", "b"] and cache.loads == 4
+
+
+def test_budget_from_environment(monkeypatch):
+    monkeypatch.setenv(BUDGET_ENV, "500")
+    assert budget_bytes() == 500 * registry.MB
+    assert ModelCache(load=Recorder(), estimate=lambda k: 1).budget == 500 * registry.MB
+    monkeypatch.setenv(BUDGET_ENV, "lots")
+    assert budget_bytes() == DEFAULT_BUDGET_MB * registry.MB
+    monkeypatch.delenv(BUDGET_ENV)
+    assert budget_bytes() == DEFAULT_BUDGET_MB * registry.MB
+
+
+def test_default_budget_suits_a_small_host():
+    """The default holds the course models and GPT-2 small together, and GPT-2 medium alone, not large."""
+    budget = DEFAULT_BUDGET_MB * registry.MB
+    together = sum(registry.info(n).memory_bytes for n in ("course-gpt2", "course-roberta", "gpt2"))
+    assert together <= budget
+    assert registry.info("gpt2-medium").memory_bytes <= budget < registry.info("gpt2-large").memory_bytes
+    assert budget <= 2.7e9 - 0.9e9  # room on a 2.7 GB host for Python + torch + Streamlit and forwards

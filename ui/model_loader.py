@@ -1,0 +1,96 @@
+"""The app's one shared model cache (the only `st.cache_resource`): every page gets its model here.
+
+`get_model(name_or_path)` goes through one process-wide `ModelCache` (one load per model however
+many sessions ask; a memory budget with LRU eviction). `current_model()` is the model chosen in the
+sidebar picker: downloaded with a progress bar when needed, and when it cannot be had (offline, hub
+unreachable, over the memory budget) a plain message and the offline course model instead.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import streamlit as st
+
+from lab import models, registry
+from lab.model_cache import ModelCache, ModelTooLarge
+from lab.models import DEFAULT_OFFLINE, Loaded, ModelUnavailable
+from ui.i18n import t
+
+MODEL_KEY = "model"  # st.session_state key and ?model= query parameter of the sidebar picker
+
+
+@st.cache_resource(show_spinner=False)
+def model_cache() -> ModelCache:
+    """The one ModelCache of this process, shared by every session."""
+    return ModelCache()
+
+
+def get_model(name_or_path: str) -> Loaded:
+    """The loaded model for a registry name or local HF directory, through the shared cache."""
+    return model_cache().get(models.canonical(name_or_path))
+
+
+def chosen_name() -> str:
+    """The registry name picked in the sidebar (session, then URL), else the offline default."""
+    name = st.session_state.get(MODEL_KEY) or st.query_params.get(MODEL_KEY) or DEFAULT_OFFLINE
+    return name if name in registry.REGISTRY else DEFAULT_OFFLINE
+
+
+def _download_with_progress(name: str) -> None:
+    """Download a hub model not yet cached, showing bytes so far against its known size."""
+    info = registry.info(name)
+    if info.hub_id is None or models.is_available(name):
+        return
+    model_cache().check_fits(name)  # refuse before downloading gigabytes that could never load
+    models.check_online(name)  # offline or hub silent: say so now, no download box
+    total = info.download_bytes
+    outcome: dict[str, BaseException] = {}
+
+    def work():
+        try:
+            models.download(name)
+        except BaseException as e:  # handed to the script thread below
+            outcome["error"] = e
+
+    worker = threading.Thread(target=work, daemon=True)  # keeps going if the reader leaves the page
+    worker.start()
+    with st.status(t(f"Downloading {info.label} ({registry.human_bytes(total)})…",
+                     f"Baixando {info.label} ({registry.human_bytes(total)})…"), expanded=True) as box:
+        bar = st.progress(0.0)
+        while worker.is_alive():
+            done = models.downloaded_bytes(name)
+            bar.progress(min(done / total, 1.0),
+                         text=f"{registry.human_bytes(done)} / {registry.human_bytes(total)}")
+            worker.join(0.5)
+        if "error" in outcome:
+            box.update(state="error")
+            raise outcome["error"]
+        box.update(label=t(f"{info.label} downloaded", f"{info.label} baixado"), state="complete",
+                   expanded=False)
+
+
+def _load(name: str) -> Loaded:
+    """Download if needed, then load through the shared cache, with a spinner."""
+    _download_with_progress(name)
+    with st.spinner(t(f"Loading {name}…", f"Carregando {name}…")):
+        return get_model(name)
+
+
+def current_model() -> Loaded:
+    """The sidebar's model, loaded; on failure a clear message and the offline course model."""
+    name = chosen_name()
+    try:
+        return _load(name)
+    except (ModelUnavailable, ModelTooLarge) as e:
+        st.error(t(f"Model {name} is unavailable: {e}", f"O modelo {name} não está disponível: {e}"))
+        if name == DEFAULT_OFFLINE:
+            st.stop()
+    st.info(t(f"Showing the course's small offline model, {DEFAULT_OFFLINE}, instead.",
+              f"Mostrando no lugar o modelo pequeno offline do curso, {DEFAULT_OFFLINE}."))
+    try:
+        return _load(DEFAULT_OFFLINE)
+    except (ModelUnavailable, ModelTooLarge) as e:
+        st.error(t(f"The offline model is unavailable too: {e}",
+                   f"O modelo offline também não está disponível: {e}"))
+        st.stop()
