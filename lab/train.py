@@ -1,0 +1,376 @@
+"""Train the course's small offline models: a GPT-2 decoder and its RoBERTa-style encoder sibling.
+
+Both read the pre-tokenized corpus that lab.corpus writes (corpus/tokens/*.npy, uint16 ids of
+lab.course_tokenizer) and its tokenizer files, so a run needs only numpy, torch and transformers.
+The decoder learns next-token prediction on random windows of the training stream; the encoder
+learns masked-token prediction (15% of tokens: 80% <mask>, 10% random, 10% kept) on the same
+windows. AdamW, linear warmup then cosine decay, gradient clipping, a fixed seed, and the
+checkpoint with the lowest held-out loss is the one saved (fp16 safetensors, HF format).
+A wall-clock budget (--minutes) is turned into a fixed step count after a short calibration,
+so the cosine schedule completes and the run cannot overrun; the step count is logged, and
+`--steps N` reruns it deterministically.
+
+Run: python -m lab.train --preset gpu --corpus corpus --out runs/gpu   (or `python -m lab train`)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from lab import course_tokenizer as ct
+
+PRESETS = {
+    # seconds on a laptop CPU: used by the tests on a tiny corpus
+    "smoke": dict(n_layer=2, n_embd=32, n_head=4, seq=32, batch=8, lr=3e-3, warmup=10, steps=150,
+                  minutes=None, eval_every=50, eval_windows=16, dropout=0.0, repeat_frac=0.25),
+    # the issue's budget: both models in under 2 hours on 2 CPU cores (52 minutes each + evaluation)
+    "cpu": dict(n_layer=4, n_embd=256, n_head=8, seq=256, batch=8, lr=1e-3, warmup=100, steps=None,
+                minutes=52.0, eval_every=250, eval_windows=64, dropout=0.0, repeat_frac=0.1),
+    # one H200: bf16 autocast, big batches; both models plus evaluation in under 7 minutes
+    "gpu": dict(n_layer=4, n_embd=256, n_head=8, seq=256, batch=128, lr=2e-3, warmup=200, steps=None,
+                minutes=2.5, eval_every=200, eval_windows=512, dropout=0.1, repeat_frac=0.1),
+}
+MODELS = ("decoder", "encoder")
+MASK_PROB = 0.15
+
+
+def pick_device(name: str) -> str:
+    """'auto' -> 'cuda' when available, else 'cpu'; other names pass through."""
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return name
+
+
+def build_model(kind: str, cfg: dict):
+    """A freshly initialised GPT2LMHeadModel ("decoder") or RobertaForMaskedLM ("encoder")."""
+    from transformers import GPT2Config, GPT2LMHeadModel, RobertaConfig, RobertaForMaskedLM
+
+    d = cfg["dropout"]
+    if kind == "decoder":
+        conf = GPT2Config(vocab_size=ct.VOCAB_SIZE, n_positions=cfg["seq"], n_embd=cfg["n_embd"],
+                          n_layer=cfg["n_layer"], n_head=cfg["n_head"], resid_pdrop=d, embd_pdrop=d,
+                          attn_pdrop=d, bos_token_id=ct.EOT, eos_token_id=ct.EOT,
+                          tie_word_embeddings=True)
+        return GPT2LMHeadModel(conf)
+    conf = RobertaConfig(vocab_size=ct.ENC_VOCAB_SIZE, hidden_size=cfg["n_embd"],
+                         num_hidden_layers=cfg["n_layer"], num_attention_heads=cfg["n_head"],
+                         intermediate_size=4 * cfg["n_embd"], max_position_embeddings=cfg["seq"] + 2,
+                         hidden_dropout_prob=d, attention_probs_dropout_prob=d, type_vocab_size=1,
+                         pad_token_id=ct.ENC_PAD, bos_token_id=ct.ENC_BOS, eos_token_id=ct.ENC_EOS,
+                         tie_word_embeddings=True)
+    return RobertaForMaskedLM(conf)
+
+
+def windows(stream, starts, length: int):
+    """Rows stream[s : s + length] for each start s: (len(starts), length) int64."""
+    import torch
+
+    return stream[starts[:, None] + torch.arange(length, device=stream.device)[None, :]]
+
+
+def decoder_batch(stream, gen, cfg: dict):
+    """(input_ids,) of B random windows of `seq` tokens; a fraction are one half-window said twice
+    (repeated text rewards copying, which needs a previous-token head)."""
+    import torch
+
+    B, T = cfg["batch"], cfg["seq"]
+    starts = torch.randint(0, len(stream) - T, (B,), generator=gen).to(stream.device)
+    x = windows(stream, starts, T)  # (B, T)
+    n_rep = int(round(B * cfg["repeat_frac"]))
+    if n_rep:
+        half = x[:n_rep, : T // 2]
+        x[:n_rep] = torch.cat([half, half], dim=1)[:, :T]
+    return x
+
+
+def mask_tokens(ids, gen):
+    """(inputs, labels) for masked LM: 15% of non-special tokens chosen; of those 80% -> <mask>,
+    10% -> a random token, 10% unchanged; labels are -100 where nothing is predicted."""
+    import torch
+
+    probs = torch.rand(ids.shape, generator=gen).to(ids.device)
+    action = torch.rand(ids.shape, generator=gen).to(ids.device)
+    rand_tok = torch.randint(ct.ENC_OFFSET, ct.ENC_MASK, ids.shape, generator=gen).to(ids.device)
+    chosen = (probs < MASK_PROB) & (ids >= ct.ENC_OFFSET)
+    labels = torch.where(chosen, ids, torch.full_like(ids, -100))
+    inputs = ids.clone()
+    inputs[chosen & (action < 0.8)] = ct.ENC_MASK
+    swap = chosen & (action >= 0.8) & (action < 0.9)
+    inputs[swap] = rand_tok[swap]
+    return inputs, labels
+
+
+def encoder_rows(x):
+    """Decoder-id windows (B, T-2) -> encoder ids (B, T): <s> window </s>, <|endoftext|> -> </s>."""
+    import torch
+
+    body = ct.to_encoder_ids(x)
+    B = x.shape[0]
+    bos = torch.full((B, 1), ct.ENC_BOS, dtype=body.dtype, device=x.device)
+    eos = torch.full((B, 1), ct.ENC_EOS, dtype=body.dtype, device=x.device)
+    return torch.cat([bos, body, eos], dim=1)
+
+
+def encoder_batch(stream, gen, cfg: dict):
+    """(input_ids, labels) of B random masked windows, `seq` tokens each with <s> and </s>."""
+    import torch
+
+    B, T = cfg["batch"], cfg["seq"]
+    starts = torch.randint(0, len(stream) - T, (B,), generator=gen).to(stream.device)
+    return mask_tokens(encoder_rows(windows(stream, starts, T - 2)), gen)
+
+
+def held_out(kind: str, stream, cfg: dict, seed: int = 0):
+    """The fixed held-out batches used during training: evenly spaced windows, fixed masks."""
+    import torch
+
+    T = cfg["seq"] if kind == "decoder" else cfg["seq"] - 2
+    n = max(1, min(cfg["eval_windows"], len(stream) // T))
+    x = windows(stream, torch.arange(n, device=stream.device) * T, T)
+    rows = x if kind == "decoder" else encoder_rows(x)
+    gen = torch.Generator().manual_seed(seed)
+    batches = []
+    for i in range(0, n, cfg["batch"]):
+        part = rows[i: i + cfg["batch"]]
+        batches.append((part, part) if kind == "decoder" else mask_tokens(part, gen))
+    return batches
+
+
+def lr_at(step: int, total: int, cfg: dict) -> float:
+    """Linear warmup for cfg['warmup'] steps, then cosine decay to 10% of the peak at `total`."""
+    peak, warm = cfg["lr"], cfg["warmup"]
+    if step < warm:
+        return peak * (step + 1) / warm
+    frac = min(1.0, (step - warm) / max(1, total - warm))
+    return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
+
+
+def evaluate_loss(kind: str, model, batches, autocast) -> float:
+    """Mean loss over the held-out batches (weighted by predicted tokens), eval mode, no grad."""
+    import torch
+
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad(), autocast():
+        for inputs, labels in batches:
+            n = labels[:, 1:].numel() if kind == "decoder" else int((labels >= 0).sum())
+            total += float(model(input_ids=inputs, labels=labels).loss) * n
+            count += n
+    model.train()
+    return total / max(1, count)
+
+
+def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=print) -> tuple:
+    """Train one model; return (model with the best held-out weights, record of the run)."""
+    import contextlib
+
+    import torch
+
+    torch.manual_seed(seed)
+    model = build_model(kind, cfg).to(device)
+    model.train()
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
+                            lr=cfg["lr"], betas=(0.9, 0.95), eps=1e-8)
+    cuda = device.startswith("cuda")
+
+    def autocast():
+        """bf16 autocast on CUDA; nothing on CPU."""
+        return torch.autocast("cuda", dtype=torch.bfloat16) if cuda else contextlib.nullcontext()
+
+    def sync():
+        """Wait for queued GPU work, so wall-clock timings are real."""
+        if cuda:
+            torch.cuda.synchronize()
+
+    gen = torch.Generator().manual_seed(seed + (0 if kind == "decoder" else 1))
+    batch_fn = decoder_batch if kind == "decoder" else encoder_batch
+    test = held_out(kind, data["test"], cfg)
+    tokens_per_step = cfg["batch"] * cfg["seq"]
+    budget = cfg["minutes"] * 60 if cfg["minutes"] else None
+    total = cfg["steps"] or 10**9  # fixed after calibration when only a time budget is given
+    calib_from, calib_at = 5, min(100, max(10, cfg["warmup"]))
+    curve, best, best_state = [], float("inf"), None
+    running, n_running = 0.0, 0
+    sync()
+    t0 = time.perf_counter()
+    eval_s = 0.0
+    step = 0
+    while step < total:
+        if step % cfg["eval_every"] == 0:
+            sync()
+            te = time.perf_counter()
+            loss_test = evaluate_loss(kind, model, test, autocast)
+            train_loss = running / n_running if n_running else None
+            curve.append({"step": step, "tokens": step * tokens_per_step, "train_loss": train_loss,
+                          "test_loss": loss_test, "elapsed_s": round(time.perf_counter() - t0, 2)})
+            if loss_test < best:
+                best, best_step = loss_test, step
+                best_state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+            running, n_running = 0.0, 0
+            eval_s += time.perf_counter() - te
+            rate = step * tokens_per_step / max(1e-9, time.perf_counter() - t0)
+            log(f"{kind} step {step}/{total if total < 10**9 else '?'} tokens {step * tokens_per_step:,} "
+                f"train {train_loss if train_loss is None else round(train_loss, 4)} "
+                f"held-out {loss_test:.4f} ({rate:,.0f} tok/s)")
+        if step == calib_from:
+            sync()
+            t_calib = time.perf_counter()
+            eval_s_calib = eval_s
+        if budget and total == 10**9 and step > calib_from + 2 and (
+                step >= calib_at or time.perf_counter() - t0 > 0.1 * budget):  # steps from measured speed
+            sync()
+            now = time.perf_counter()
+            calib_at = step
+            per_step = (now - t_calib - (eval_s - eval_s_calib)) / (calib_at - calib_from)
+            per_eval = eval_s / max(1, len(curve))
+            left = budget - (now - t0)
+            total = max(calib_at + 1, calib_at + int(0.97 * left / (per_step + per_eval / cfg["eval_every"])))
+            log(f"{kind}: {per_step * 1000:.1f} ms/step -> {total} steps fit in {cfg['minutes']} min")
+        for group in opt.param_groups:
+            group["lr"] = lr_at(step, total, cfg)
+        batch = batch_fn(data["train"], gen, cfg)
+        inputs, labels = (batch, batch) if kind == "decoder" else batch
+        with autocast():
+            loss = model(input_ids=inputs, labels=labels).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        running += float(loss.detach()) if step % 10 == 0 or not cuda else 0.0
+        n_running += 1 if step % 10 == 0 or not cuda else 0
+        step += 1
+        if budget and time.perf_counter() - t0 > budget * 1.1:  # a hard stop, should never trigger
+            log(f"{kind}: wall-clock budget exceeded at step {step}; stopping")
+            break
+    sync()
+    loss_test = evaluate_loss(kind, model, test, autocast)
+    curve.append({"step": step, "tokens": step * tokens_per_step, "train_loss": running / max(1, n_running),
+                  "test_loss": loss_test, "elapsed_s": round(time.perf_counter() - t0, 2)})
+    if loss_test < best:
+        best, best_step = loss_test, step
+        best_state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+    wall = time.perf_counter() - t0
+    model.load_state_dict(best_state)
+    record = {"kind": kind, "steps": step, "tokens_seen": step * tokens_per_step, "wall_s": round(wall, 1),
+              "tokens_per_s": round(step * tokens_per_step / wall), "best_test_loss": best,
+              "best_step": best_step, "params": sum(p.numel() for p in model.parameters()),
+              "curve": curve}
+    log(f"{kind}: done, {step} steps, best held-out loss {best:.4f} at step {best_step}, {wall:.0f} s")
+    return model, record
+
+
+def save_model(model, kind: str, out: Path, corpus: Path) -> Path:
+    """Save `model` in HF format with fp16 weights, its tokenizer files and a generation config."""
+    import copy
+
+    import torch
+
+    path = out / ("course-gpt2" if kind == "decoder" else "course-roberta")
+    half = copy.deepcopy(model).to("cpu", dtype=torch.float16).eval()
+    if kind == "decoder":
+        from transformers import GenerationConfig
+
+        half.generation_config = GenerationConfig(bos_token_id=ct.EOT, eos_token_id=ct.EOT,
+                                                  pad_token_id=ct.EOT, do_sample=True, top_k=40,
+                                                  temperature=0.8, max_new_tokens=60)
+    half.save_pretrained(path)
+    tok_dir = corpus / "tokenizers" / ("gpt2" if kind == "decoder" else "roberta")
+    for f in tok_dir.iterdir():
+        shutil.copy(f, path / f.name)
+    return path
+
+
+def load_data(corpus: Path, device: str) -> dict:
+    """The train and test token streams as int64 tensors on `device`."""
+    import numpy as np
+    import torch
+
+    data = {}
+    for split in ("train", "test"):
+        arr = np.load(corpus / "tokens" / f"{split}.npy").astype(np.int64)
+        data[split] = torch.from_numpy(arr).to(device)
+    return data
+
+
+def run(preset: str, corpus: str | Path, out: str | Path, device: str = "auto", seed: int = 0,
+        minutes: float | None = None, steps: int | None = None, models=MODELS, evaluate: bool = True,
+        eval_windows: int | None = None, log=print) -> dict:
+    """Train the chosen models, save them under `out`, evaluate; return the results written."""
+    import numpy as np
+    import torch
+
+    corpus, out = Path(corpus), Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cfg = dict(PRESETS[preset])
+    if minutes is not None:
+        cfg["minutes"], cfg["steps"] = minutes, None
+    if steps is not None:
+        cfg["steps"] = steps
+    device = pick_device(device)
+    if device.startswith("cuda"):
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    data = load_data(corpus, device)
+    log(f"device {device}, preset {preset}, train {len(data['train']):,} tokens, "
+        f"test {len(data['test']):,} tokens, config {json.dumps(cfg)}")
+    training = {"preset": preset, "config": cfg, "seed": seed, "device": device,
+                "torch": torch.__version__}
+    for kind in models:
+        model, record = train_one(kind, cfg, data, device, seed, log)
+        path = save_model(model, kind, out, corpus)
+        record["saved"] = str(path)
+        record["saved_bytes"] = sum(f.stat().st_size for f in path.iterdir())
+        training[kind] = record
+        del model
+    (out / "training.json").write_text(json.dumps(training, indent=1) + "\n")
+    results = {"training": training}
+    if evaluate:
+        from lab import course_eval
+
+        results = course_eval.run(out, corpus, device=device, training=training, limit=eval_windows,
+                                  log=log)
+    return results
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The training command's options (shared by `python -m lab train` and `python -m lab.train`)."""
+    p.add_argument("--preset", choices=tuple(PRESETS), default="cpu", help="model size and budget")
+    p.add_argument("--corpus", default="corpus", help="directory written by `python -m lab corpus`")
+    p.add_argument("--out", default="runs/latest", help="where models, results and PNGs go")
+    p.add_argument("--device", default="auto", help="auto (cuda if available), cpu, cuda, cuda:1 ...")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--minutes", type=float, default=None, help="wall-clock budget per model")
+    p.add_argument("--steps", type=int, default=None, help="fixed step count (overrides --minutes)")
+    p.add_argument("--models", default="decoder,encoder", help="comma-separated: decoder,encoder")
+    p.add_argument("--no-eval", action="store_true", help="skip the evaluation after training")
+    p.add_argument("--eval-windows", type=int, default=None,
+                   help="evaluate on at most this many held-out windows per stream (default: all)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `python -m lab.train` (works without the lab CLI's other commands)."""
+    p = argparse.ArgumentParser(prog="python -m lab.train", description=__doc__.splitlines()[0])
+    add_arguments(p)
+    a = p.parse_args(argv)
+    models = tuple(m for m in a.models.split(",") if m)
+    if any(m not in MODELS for m in models):
+        p.error(f"--models: choose from {', '.join(MODELS)}")
+    run(a.preset, a.corpus, a.out, a.device, a.seed, a.minutes, a.steps, models, not a.no_eval,
+        a.eval_windows, log=lambda s: print(s, flush=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

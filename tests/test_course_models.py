@@ -1,0 +1,71 @@
+"""The shipped course models: load offline, id-compatible with GPT-2, and beat the documented bound.
+
+The bound (docs/course-models.md): on held-out text the decoder's perplexity is at most one third of
+an add-one unigram model fitted on the same training tokens. The held-out documents come from the
+corpus's test split (never trained on); the unigram counts are the training split's.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+import torch
+
+from lab import models
+from lab.encodings import encoding
+
+DATA = Path(__file__).parent / "data"
+BOUND = 1 / 3
+
+
+@pytest.fixture(scope="module")
+def decoder():
+    return models.load("course-gpt2")
+
+
+def unigram_perplexity(ids: list[int]) -> float:
+    """Add-one unigram perplexity of ids[1:] under the training split's token counts."""
+    data = json.loads((DATA / "course_unigram_counts.json").read_text())
+    counts, total = data["counts"], data["total"]
+    nll = -sum(math.log((counts[i] + 1) / (total + len(counts))) for i in ids[1:])
+    return math.exp(nll / (len(ids) - 1))
+
+
+def test_both_course_models_load_offline(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    dec, enc = models.load("course-gpt2"), models.load("course-roberta")
+    assert (dec.kind, enc.kind) == ("decoder", "encoder")
+    for m in (dec, enc):
+        assert (m.n_layer, m.n_head, m.n_embd, m.context) == (4, 8, 256, 256)
+        assert next(m.model.parameters()).dtype == torch.float32
+        out = m.model(torch.tensor([m.tokenizer("O troféu não coube.")["input_ids"]]),
+                      output_attentions=True)
+        assert len(out.attentions) == 4 and out.attentions[0].shape[1] == 8
+
+
+def test_course_models_load_through_the_apps_cached_loader(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from ui import model_loader
+
+    first = model_loader.get_model("course-gpt2")
+    assert model_loader.get_model("course-gpt2") is first  # cached, not reloaded
+    assert model_loader.get_model("course-roberta").kind == "encoder"
+
+
+def test_decoder_ids_mean_what_they_mean_in_gpt2(decoder):
+    gpt2 = encoding("gpt2")
+    text = "O troféu não coube na mala porque era grande demais. The trophy didn't fit."
+    ids = decoder.tokenizer(text)["input_ids"]
+    assert max(ids) < 8191
+    assert b"".join(gpt2.decode_single_token_bytes(i) for i in ids) == text.encode("utf-8")
+
+
+@pytest.mark.parametrize("doc", json.loads((DATA / "course_heldout.json").read_text())["documents"],
+                         ids=lambda d: d["source"])
+def test_heldout_perplexity_beats_the_documented_bound(decoder, doc):
+    ids = decoder.tokenizer(doc["text"])["input_ids"][: decoder.context]
+    x = torch.tensor([ids])
+    with torch.no_grad():
+        ppl = math.exp(decoder.model(x, labels=x).loss.item())
+    assert ppl <= BOUND * unigram_perplexity(ids), (ppl, unigram_perplexity(ids))
