@@ -21,6 +21,16 @@ PAGES = [
      "word, the Portuguese premium, what it costs in a context window.",
      "O tokenizador do GPT-2 contra cl100k_base e o200k_base em português e inglês: tokens por "
      "palavra, o ágio do português, o que isso custa numa janela de contexto."),
+    ("pages/attention.py", "Attention heads", "Cabeças de atenção", "03, 04",
+     "Every head of every layer on your text: one head as a heatmap, all heads at a glance, and a sortable "
+     "table that finds the previous-token heads; the 768 = 12 × 64 split read from the model.",
+     "Todas as cabeças de todas as camadas sobre o seu texto: uma cabeça como mapa de calor, todas de uma "
+     "vez, e uma tabela ordenável que acha as cabeças do token anterior; a divisão 768 = 12 × 64 lida do modelo."),
+    ("pages/causal_mask.py", "The causal mask", "A máscara causal", "04, 11",
+     "Scores with −∞ above the diagonal, exact zeros after the softmax, the same model without its mask; "
+     "the trophy experiment (difference exactly 0.0) beside an encoder.",
+     "Scores com −∞ acima da diagonal, zeros exatos depois do softmax, o mesmo modelo sem a máscara; o "
+     "experimento do troféu (diferença exatamente 0,0) ao lado de um encoder."),
 ]
 
 for path, title_en, title_pt, chapters, what_en, what_pt in PAGES:

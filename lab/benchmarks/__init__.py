@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 # Modules in the order `python -m lab bench` runs them.
-MODULES = ("lab.benchmarks.tokens", "lab.benchmarks.loading")
+MODULES = ("lab.benchmarks.tokens", "lab.benchmarks.loading", "lab.benchmarks.attention")
 
 
 def side_by_side(project: Callable[[], object], reference: Callable[[], object],

@@ -17,6 +17,7 @@ MODULES = (
     "lab.cli.tokens",
     "lab.cli.bench",
     "lab.cli.models",
+    "lab.cli.attention",
     "lab.cli.train",
 )
 

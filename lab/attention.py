@@ -1,0 +1,186 @@
+"""Attention weights of every layer and head, from one forward pass: [layer, head, query, key].
+
+The ids are exactly what the model's tokenizer gives (`tokenizer(text)`): nothing is prepended for
+GPT-2 or GPT-1, and RoBERTa sees its own <s> ... </s>. So every number reproduces with plain
+transformers code, and GPT-2's habit of parking attention on the first token (an "attention
+sink") shows up as it is in the "first" column of the per-head summaries.
+
+The causal mask is a parameter, never a patch: GPT-2 always gets an explicit 4D additive mask,
+shape (B, 1, T, T) — the lower triangle (or, with causal=False, nothing) combined with key padding —
+which transformers 5.x uses as is (`create_causal_mask` returns a 4D mask untouched and eager
+attention adds it to the scores). So no call depends on, or writes, shared state: transformers'
+`is_causal=` keyword writes the config during the call and is never used. GPT-1 bakes its mask into
+each layer (a fixed lower-triangular buffer `bias`, applied before any attention_mask), so it runs
+with the mask only.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from lab.encodings import _byte_decoder
+
+# Architectures (config.model_type) that decode left to right, and those that can drop the mask
+# through a 4D attention_mask alone (checked in transformers 5.24's modeling code).
+DECODERS = ("gpt2", "openai-gpt")
+NO_MASK_OK = ("gpt2",)
+
+# Every forward pass this module runs (the pages' tests count them).
+_passes = {"n": 0}
+_passes_lock = threading.Lock()
+
+
+class MaskUnsupported(ValueError):
+    """The model cannot run without its causal mask unless it is changed, which the lab never does."""
+
+
+def forward_passes() -> int:
+    """How many forward passes lab.attention has run in this process."""
+    return _passes["n"]
+
+
+def kind(model) -> str:
+    """'decoder' (causal, left to right) or 'encoder' (bidirectional), from the config."""
+    cfg = model.config
+    return "decoder" if cfg.model_type in DECODERS or getattr(cfg, "is_decoder", False) else "encoder"
+
+
+def context(model) -> int:
+    """How many tokens the model can take at once (RoBERTa reserves 2 position slots for padding)."""
+    cfg = model.config
+    if hasattr(cfg, "n_positions"):
+        return int(cfg.n_positions)
+    return int(cfg.max_position_embeddings) - 2
+
+
+def shapes(model) -> dict:
+    """n_layer, n_head, n_embd and head_dim read from the config (n_embd = n_head x head_dim)."""
+    cfg = model.config
+    n_layer = cfg.num_hidden_layers
+    n_head, n_embd = cfg.num_attention_heads, cfg.hidden_size
+    return {"n_layer": n_layer, "n_head": n_head, "n_embd": n_embd, "head_dim": n_embd // n_head}
+
+
+def split(model, n_tokens: int) -> dict:
+    """The head split and the shapes of Q, K, V (per layer) for n_tokens tokens, batch of one."""
+    s = shapes(model)
+    h, d, e = s["n_head"], s["head_dim"], s["n_embd"]
+    return {**s, "n_tokens": n_tokens,
+            "qkv_projection": [e, 3 * e] if kind(model) == "decoder" else [e, e],
+            "x": [1, n_tokens, e],                  # (B, T, C) into the layer
+            "q": [1, h, n_tokens, d], "k": [1, h, n_tokens, d], "v": [1, h, n_tokens, d],  # (B, nh, T, hs)
+            "scores": [1, h, n_tokens, n_tokens]}   # (B, nh, T, T) = q @ k^T / sqrt(hs)
+
+
+def encode(tokenizer, text: str) -> list[int]:
+    """The ids the model sees for text: the tokenizer's own output (specials included, no extra BOS)."""
+    if not text or not text.strip():
+        raise ValueError("the text is empty")
+    return list(tokenizer(text)["input_ids"])
+
+
+def token_texts(tokenizer, ids: list[int]) -> list[str]:
+    """Each token's own text; bytes that are only part of a UTF-8 character appear as \\xc3."""
+    pieces = tokenizer.convert_ids_to_tokens(list(ids))
+    decoder = getattr(getattr(tokenizer, "backend_tokenizer", None), "decoder", None)
+    if type(decoder).__name__ == "ByteLevel":  # GPT-2 / RoBERTa: each char stands for one byte
+        table = _byte_decoder()
+        if all(c in table for p in pieces for c in p):
+            return [bytes(table[c] for c in p).decode("utf-8", errors="backslashreplace") for p in pieces]
+    return [tokenizer.convert_tokens_to_string([p]) for p in pieces]
+
+
+def labels(texts: list[str]) -> list[str]:
+    """Axis labels that keep repeated tokens apart: position, then the token (space ␣, newline ↵, tab ⇥)."""
+    marks = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥"})
+    return [f"{i} {t.translate(marks)}" for i, t in enumerate(texts)]
+
+
+def additive_mask(valid, causal: bool, dtype):
+    """(B, 1, T, T) float mask: 0 where a query may look at a key, the dtype's minimum elsewhere.
+
+    `valid` is (B, T) bool (False on right padding); causal adds the lower triangle on top.
+    """
+    import torch
+
+    b, t = valid.shape
+    allowed = valid[:, None, None, :].expand(b, 1, t, t)  # key padding
+    if causal:
+        allowed = allowed & torch.ones(t, t, dtype=torch.bool).tril()
+    zero = torch.zeros((), dtype=dtype)
+    return torch.where(allowed, zero, torch.finfo(dtype).min)  # (B, 1, T, T)
+
+
+def run(model, batch: list[list[int]], causal: bool = True, hidden: bool = False, logits: bool = False):
+    """One forward pass over a right-padded batch of id lists; the model's output object.
+
+    Without `logits` only the base model runs (the LM head is skipped: attention does not need it).
+    Decoders get an explicit 4D mask (GPT-2) or their built-in one (GPT-1); encoders a 2D padding
+    mask. Raises MaskUnsupported for causal=False on a decoder that cannot drop its mask.
+    """
+    import torch
+
+    if model.config._attn_implementation != "eager":
+        raise ValueError("attention weights need the model loaded with attn_implementation='eager'")
+    if not batch or not all(batch):
+        raise ValueError("nothing to run: empty ids")
+    t = max(len(ids) for ids in batch)
+    if t > context(model):
+        raise ValueError(f"{t} tokens is more than the model's context of {context(model)}")
+    pad = model.config.pad_token_id if model.config.pad_token_id is not None else 0
+    input_ids = torch.tensor([ids + [pad] * (t - len(ids)) for ids in batch])  # (B, T)
+    valid = torch.tensor([[True] * len(ids) + [False] * (t - len(ids)) for ids in batch])  # (B, T)
+    mtype = model.config.model_type
+    if kind(model) == "decoder" and mtype in NO_MASK_OK:
+        mask = additive_mask(valid, causal, model.dtype)  # (B, 1, T, T)
+    elif kind(model) == "decoder" and not causal:
+        raise MaskUnsupported(f"{mtype} builds its causal mask into every attention layer; running it "
+                              "without the mask would mean changing the shared model, which the lab never does")
+    else:
+        mask = valid.long()  # (B, T): padding only; GPT-1 adds its own causal mask, encoders none
+    with _passes_lock:
+        _passes["n"] += 1
+    net = model if logits else model.base_model
+    with torch.inference_mode():
+        return net(input_ids=input_ids, attention_mask=mask, output_attentions=True, output_hidden_states=hidden)
+
+
+def stack(attentions) -> np.ndarray:
+    """A tuple of L tensors (B, H, T, T) -> one float32 array (B, L, H, T, T)."""
+    import torch
+
+    return torch.stack(attentions, dim=1).float().numpy()
+
+
+def attention(model, ids: list[int], causal: bool = True) -> np.ndarray:
+    """Attention weights [layer, head, query, key] (float32) of one forward pass over ids.
+
+    For an encoder there is no causal mask to toggle: `causal` is ignored.
+    """
+    out = run(model, [list(ids)], causal=causal or kind(model) == "encoder")
+    return stack(out.attentions)[0]  # (L, H, T, T)
+
+
+def head_summary(att: np.ndarray) -> list[dict]:
+    """Per (layer, head), averaged over queries 1..T-1: entropy (bits), weight on previous, first, self.
+
+    Query 0 is left out: under a causal mask it can only look at itself, which says nothing about
+    the head. With a single token every average is NaN.
+    """
+    n_layer, n_head, t, _ = att.shape
+    q = np.arange(1, t)
+    rows = []
+    for layer in range(n_layer):  # one layer at a time: a 1,024-token array is large
+        a = att[layer, :, 1:, :]  # (H, T-1, T): queries 1..T-1
+        plogp = a * np.log2(np.where(a > 0, a, 1))  # 0 log 0 = 0
+        measures = {"entropy": -plogp.sum(-1, dtype=np.float64),  # (H, T-1)
+                    "previous": a[:, q - 1, q - 1],  # query q, key q-1
+                    "first": a[:, :, 0],
+                    "self": a[:, q - 1, q]}
+        for head in range(n_head):
+            rows.append({"layer": layer, "head": head,
+                         **{k: float(v[head].mean(dtype=np.float64)) if t > 1 else float("nan")
+                            for k, v in measures.items()}})
+    return rows

@@ -1,0 +1,94 @@
+"""`python -m lab attention` and `python -m lab trophy`: attention weights and the trophy experiment.
+
+    python -m lab attention --json --model M --text T [--no-causal]      (or --file FILE, '-' = stdin)
+    python -m lab trophy --json --model M [--no-causal] [--pair pt] [--a TEXT --b TEXT --word it]
+
+The ids are exactly what the model's tokenizer gives: nothing is prepended (see docs/attention.md).
+"""
+
+from __future__ import annotations
+
+from lab.cli import LabError, print_json, print_table, read_text
+from lab.cli.common import add_model_argument, load_model_arg
+
+
+def register(sub) -> None:
+    """Add the `attention` and `trophy` commands."""
+    p = sub.add_parser("attention", help="attention weights [layer, head, query, key] of one text")
+    add_model_argument(p)
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--text", metavar="TEXT", help="the text")
+    src.add_argument("--file", metavar="FILE", help="read the text from a UTF-8 file ('-' = stdin)")
+    p.add_argument("--no-causal", action="store_true", help="run a decoder without its causal mask")
+    p.add_argument("--json", action="store_true", help="print JSON (the full array)")
+    p.set_defaults(run=run_attention)
+
+    p = sub.add_parser("trophy", help="attention row of a word in two sentences: bit for bit equal?")
+    add_model_argument(p)
+    p.add_argument("--pair", choices=("en", "pt"), default="en", help="the course's pair (default en)")
+    p.add_argument("--a", metavar="TEXT", help="first sentence (with --b)")
+    p.add_argument("--b", metavar="TEXT", help="second sentence (with --a)")
+    p.add_argument("--word", metavar="WORD", help="the word whose attention row is compared")
+    p.add_argument("--no-causal", action="store_true", help="run a decoder without its causal mask")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=run_trophy)
+
+
+def _load(name: str):
+    """The Loaded model (lab.cli.common), without "Loading weights" bars on stderr (one-line errors)."""
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()
+    return load_model_arg(name)
+
+
+def run_attention(args) -> int:
+    """Print ids, tokens and the attention array (or a per-head summary table without --json)."""
+    from lab import attention as lab
+
+    text = args.text if args.text is not None else read_text(args.file)
+    if not text.strip():
+        raise LabError("the text is empty")
+    loaded = _load(args.model)
+    ids = lab.encode(loaded.tokenizer, text)
+    if len(ids) > loaded.context:
+        raise LabError(f"the text is {len(ids)} tokens; {loaded.name} takes at most {loaded.context}")
+    try:
+        att = lab.attention(loaded.model, ids, causal=not args.no_causal)
+    except ValueError as e:  # MaskUnsupported (GPT-1 without its mask), too long
+        raise LabError(str(e)) from None
+    tokens = lab.token_texts(loaded.tokenizer, ids)
+    if args.json:
+        print_json({"ids": ids, "tokens": tokens, "n_layer": int(att.shape[0]), "n_head": int(att.shape[1]),
+                    "attention": att.tolist()})
+    else:
+        print(" ".join(lab.labels(tokens)))
+        print_table(["layer", "head", "entropy (bits)", "previous", "first", "self"],
+                    [[r["layer"], r["head"], r["entropy"], r["previous"], r["first"], r["self"]]
+                     for r in lab.head_summary(att)])
+    return 0
+
+
+def run_trophy(args) -> int:
+    """Print the max |difference| of the word's attention rows, overall and per layer."""
+    from lab import causal
+
+    if (args.a is None) != (args.b is None):
+        raise LabError("--a and --b go together: give both sentences, or neither for the course's pair")
+    a, b, word = causal.TROPHY[args.pair]
+    if args.a is not None:
+        a, b = args.a, args.b
+    word = args.word if args.word is not None else word
+    if not a.strip() or not b.strip():
+        raise LabError("both sentences need some text")
+    loaded = _load(args.model)
+    try:
+        result = causal.trophy(loaded.model, loaded.tokenizer, a, b, word, causal=not args.no_causal)
+    except ValueError as e:  # TrophyError, MaskUnsupported, too long
+        raise LabError(str(e)) from None
+    if args.json:
+        print_json(result)
+    else:
+        print(f"{word!r} is token {result['position']}; max |difference| {result['max_abs_diff']!r}")
+        print_table(["layer", "max |difference|"], [[i, repr(d)] for i, d in enumerate(result["per_layer"])])
+    return 0

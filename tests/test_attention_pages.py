@@ -1,0 +1,140 @@
+"""The attention and causal-mask pages under AppTest, on tiny random models (no network)."""
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lab import attention, registry
+from lab.causal import TROPHY
+from tests.test_models import fake_hub_cache
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+@pytest.fixture
+def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
+    """course-gpt2 / course-roberta are tiny random models; an offline, private HF cache; fresh caches."""
+    from ui import attention_data
+    from ui.model_loader import model_cache
+
+    for name, arch in (("course-gpt2", "gpt2"), ("course-roberta", "roberta")):
+        info = registry.info(name)
+        monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(info, path=str(tiny_model_dirs[arch])))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    caches = (model_cache, attention_data.attention_view, attention_data.mask_view, attention_data.trophy)
+    for c in caches:
+        c.clear()
+    yield tmp_path / "hf" / "hub"
+    for c in caches:
+        c.clear()
+
+
+def open_page(page: str, **params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(page)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_attention_page_switching_heads_never_reruns_the_model(tiny_course):
+    at = open_page("pages/attention.py")
+    assert any("32 = 4 heads × 8" in md.value for md in at.markdown)
+    passes = attention.forward_passes()
+    assert passes > 0
+    for layer, head in ((1, 0), (1, 3), (0, 2)):
+        at.selectbox(key="attn_layer").select(layer).run()
+        at.selectbox(key="attn_head").select(head).run()
+        at.radio(key="attn_metric").set_value("entropy").run()
+        assert not at.exception
+    assert attention.forward_passes() == passes
+    assert at.session_state["attn_layer"] == 0 and at.session_state["attn_head"] == 2
+    frame = at.dataframe[0].value
+    assert len(frame) == 2 * 4 and list(frame.columns) == ["layer", "head", "entropy", "previous", "first", "self"]
+
+
+def test_attention_page_empty_and_long_text(tiny_course, tiny_model_dirs):
+    from transformers import AutoTokenizer
+
+    at = open_page("pages/attention.py")
+    at.text_area(key="attn_text").set_value("   ").run()
+    assert not at.exception and len(at.info) >= 1
+    text = "it was " * 60
+    n = len(AutoTokenizer.from_pretrained(tiny_model_dirs["gpt2"])(text)["input_ids"])
+    at.text_area(key="attn_text").set_value(text).run()  # more tokens than the tiny model's 64
+    assert not at.exception and n > 64
+    assert any(f"first 64 of {n}" in w.value for w in at.warning)
+    assert len(at.slider) == 0  # 64 tokens fit one heatmap window: no window slider
+
+
+def test_attention_page_window_over_a_long_text(tiny_course, monkeypatch):
+    from viz import attention as viz
+
+    monkeypatch.setattr(viz, "HEATMAP_MAX", 16)
+    at = open_page("pages/attention.py")
+    at.text_area(key="attn_text").set_value("it was " * 20).run()  # 41 tokens
+    assert at.slider(key="attn_start").max == 41 - 16
+    at.slider(key="attn_start").set_value(10).run()
+    assert not at.exception and any("tokens 10–25 of 41" in c.value for c in at.caption)
+
+
+def test_causal_page_with_and_without_the_mask(tiny_course):
+    at = open_page("pages/causal_mask.py")
+    assert len(at.subheader) == 2  # with the mask, without it
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["decoder, mask on"] == "0.0"
+    assert float(metrics["decoder, mask off"]) > 0
+    assert float(metrics["encoder (course-roberta)"]) > 0
+    passes = attention.forward_passes()
+    at.selectbox(key="mask_layer").select(1).run()
+    at.selectbox(key="mask_head").select(3).run()
+    assert not at.exception and attention.forward_passes() == passes
+
+
+def test_causal_page_in_portuguese(tiny_course):
+    at = open_page("pages/causal_mask.py", lang="pt")
+    assert at.text_input(key="trophy_word").value == "era"
+    assert "pequena" in at.text_input(key="trophy_b").value
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["decoder, com máscara"] == "0.0"
+    at.radio(key="trophy_pair").set_value("en").run()  # the English pair, still in a Portuguese UI
+    assert at.text_input(key="trophy_word").value == "it" and not at.exception
+    assert {m.label: m.value for m in at.metric}["decoder, com máscara"] == "0.0"
+
+
+def test_causal_page_portuguese_pair_in_an_english_ui(tiny_course):
+    at = open_page("pages/causal_mask.py")
+    at.radio(key="trophy_pair").set_value("pt").run()
+    assert at.text_input(key="trophy_a").value == TROPHY["pt"][0] and not at.exception
+    assert any("ela" in c.value and "era" in c.value for c in at.caption)
+    assert {m.label: m.value for m in at.metric}["decoder, mask on"] == "0.0"
+
+
+def test_causal_page_bad_trophy_input(tiny_course):
+    at = open_page("pages/causal_mask.py")
+    at.text_input(key="trophy_b").set_value("A cup didn't fit in the suitcase because it was too small.").run()
+    assert not at.exception and any("differ before 'it'" in w.value for w in at.warning)
+    at.text_input(key="trophy_word").set_value("banana").run()
+    assert not at.exception and any("not in sentence a" in w.value for w in at.warning)
+    at.text_input(key="mask_text").set_value("").run()
+    assert not at.exception and len(at.info) >= 1
+
+
+def test_causal_page_on_gpt1_keeps_the_mask(tiny_course, tiny_model_dirs):
+    fake_hub_cache(tiny_course, "openai-community/openai-gpt", tiny_model_dirs["openai-gpt"])
+    at = open_page("pages/causal_mask.py", model="openai-gpt")
+    assert len(at.subheader) == 1 and any("not available" in w.value for w in at.warning)
+    assert {m.label: m.value for m in at.metric}["decoder, mask on"] == "0.0"
+
+
+def test_causal_page_with_an_encoder_picked_uses_the_course_decoder(tiny_course):
+    at = open_page("pages/causal_mask.py", model="course-roberta")
+    assert any("is an encoder" in i.value for i in at.info)
+    assert {m.label: m.value for m in at.metric}["decoder, mask on"] == "0.0"

@@ -1,0 +1,85 @@
+"""The attention and causal-mask pages in a real Chromium, on tiny random models in a fake offline HF cache."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.test_models import fake_hub_cache
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory, tiny_model_dirs):
+    """The app, offline, where "gpt2" and "roberta-base" are tiny random models in the HF cache."""
+    require_browser()
+    hf = tmp_path_factory.mktemp("hf")
+    fake_hub_cache(hf / "hub", "openai-community/gpt2", tiny_model_dirs["gpt2"])
+    fake_hub_cache(hf / "hub", "FacebookAI/roberta-base", tiny_model_dirs["roberta"])
+    env = {"HF_HOME": str(hf), "HF_HUB_CACHE": str(hf / "hub"), "HF_HUB_OFFLINE": "1"}
+    with streamlit_server(env=env) as url:
+        yield url
+
+
+def open_page(browser, url: str, link: str, ready: str):
+    """The entry page with ?model=gpt2, then the page behind `link` in the navigation."""
+    page = new_page(browser, height=1800)
+    page.goto(f"{url}/?model=gpt2")
+    wait_idle(page)
+    page.get_by_text(link).first.click()
+    page.wait_for_selector(ready, timeout=60_000)
+    wait_idle(page)
+    return page
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick an option of the selectbox labelled `label` and wait for the rerun."""
+    page.get_by_role("combobox", name=label).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    page.wait_for_timeout(300)
+    wait_idle(page)
+
+
+def selected(page, label: str) -> str:
+    return page.get_by_role("combobox", name=label).input_value()
+
+
+def test_attention_page_switches_heads(app_url):
+    with chromium() as browser:
+        page = open_page(browser, app_url, "Attention heads", '[data-testid="stImage"] img')
+        assert page.locator('[data-testid="stImage"] img').evaluate("i => i.complete && i.naturalWidth > 0")
+        assert page.locator('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg').count() >= 2
+        choose(page, "Head", "3")
+        choose(page, "Layer", "1")
+        assert (selected(page, "Layer"), selected(page, "Head")) == ("1", "3")
+        choose(page, "Layer", "0")
+        # A row of the per-head table opens that head: row 2 is layer 0, head 2.
+        box = page.locator('[data-testid="stDataFrame"]').bounding_box()
+        page.mouse.click(box["x"] + 12, box["y"] + 35 + 35 * 2 + 17)
+        page.wait_for_timeout(500)
+        wait_idle(page)
+        assert (selected(page, "Layer"), selected(page, "Head")) == ("0", "2")
+        # A cell of the layer x head grid opens that head too (cells 26 x 20 px after a ~42 px axis).
+        grid = page.locator('[data-testid="stVegaLiteChart"]').nth(1).bounding_box()
+        page.mouse.click(grid["x"] + 42 + 26 * 3 + 13, grid["y"] + 5 + 20 * 1 + 10)
+        page.wait_for_timeout(500)
+        wait_idle(page)
+        assert (selected(page, "Layer"), selected(page, "Head")) == ("1", "3")
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.dialogs == []
+
+
+def test_causal_page_shows_the_trophy_and_switches_heads(app_url):
+    with chromium() as browser:
+        page = open_page(browser, app_url, "The causal mask", '[data-testid="stMetric"]')
+        metrics = {m.locator('[data-testid="stMetricLabel"]').inner_text().strip():
+                   m.locator('[data-testid="stMetricValue"]').inner_text().strip()
+                   for m in page.locator('[data-testid="stMetric"]').all()}
+        assert metrics["decoder, mask on"] == "0.0"
+        assert float(metrics["decoder, mask off"]) > 0 and float(metrics["encoder (roberta-base)"]) > 0
+        choose(page, "Head", "2")
+        assert selected(page, "Head") == "2"
+        assert page.locator('[data-testid="stVegaLiteChart"]').count() == 5  # 2 x (scores, weights) + bars
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.dialogs == []

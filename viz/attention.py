@@ -1,0 +1,155 @@
+"""Views for the attention and causal-mask pages: heatmaps, an all-heads overview image, bar charts.
+
+Heatmaps encode token positions on the axes and show the tokens as labels (labelExpr), so
+repeated tokens stay apart and nothing is sorted alphabetically. The all-heads overview is one
+PNG drawn with numpy + Pillow: 12 x 12 heads x 64 x 64 cells would be 590k rows for Altair.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import altair as alt
+import numpy as np
+import pandas as pd
+from PIL import Image, ImageDraw
+
+HEATMAP_MAX = 64  # tokens per axis a heatmap shows legibly
+CELL_TEXT_PX = 20  # cells at least this many pixels wide also print their value
+AXES_PX = 170  # what axis labels, legend and title take from a chart's size
+MASKED_COLOUR = "#d4d4d8"
+MINUS_INF = "−∞"
+DIVERGING = ("purpleorange", "redblue", "blueorange")  # dark at both ends
+
+
+def _axis(title: str, labels: list[str], offset: int) -> alt.Axis:
+    """An axis over positions offset.. that shows each position's token label."""
+    return alt.Axis(title=title, labelExpr=f"{json.dumps(labels, ensure_ascii=False)}[datum.value - {offset}]",
+                    labelLimit=120, labelOverlap=False)
+
+
+def _cell(x: float, digits: int = 2) -> str:
+    """A weight or score as compact cell text: exact zeros as 0, −∞ as such, .07 for 0.07."""
+    if x == float("-inf"):
+        return MINUS_INF
+    if x == 0:
+        return "0"
+    text = f"{x:.{digits}f}"
+    if float(text) == 0:  # never print a non-zero value as 0: exact zeros are the point
+        text = f"{x:.1g}"
+    return text.replace("0.", ".", 1) if abs(x) < 1 and text.lstrip("-").startswith("0.") else text
+
+
+def grid_frame(values: np.ndarray, labels: list[str], offset: int = 0, diverging: bool = False,
+               digits: int = 2) -> pd.DataFrame:
+    """Long form of a (Q, K) array: query, key (absolute positions), tokens, value, text, masked."""
+    nq, nk = values.shape
+    q, k = np.divmod(np.arange(nq * nk), nk)
+    flat = values.reshape(-1).astype(np.float64)
+    masked = np.isneginf(flat)
+    value = np.where(masked, np.nan, flat)
+    lo, hi = (np.nanmin(value), np.nanmax(value)) if not masked.all() else (0.0, 0.0)
+    norm = (value - lo) / (hi - lo) if hi > lo else np.zeros_like(flat)
+    dark = np.abs(norm - 0.5) > 0.3 if diverging else norm > 0.6  # dark cell: white ink
+    return pd.DataFrame({"query": q + offset, "key": k + offset,
+                         "query_token": [labels[i] for i in q], "key_token": [labels[i] for i in k],
+                         "value": value, "text": [_cell(x, digits) for x in flat], "masked": masked,
+                         "ink": np.where(dark, "#ffffff", "#111111")})
+
+
+def heatmap(values: np.ndarray, labels: list[str], title: str = "", offset: int = 0,
+            value_title: str = "weight", scheme: str = "blues", size: int = 560, digits: int = 2) -> alt.Chart:
+    """One head as query x key cells (mark_rect + mark_text); −∞ cells grey, value on hover.
+
+    `values` is (Q, K) for tokens offset..offset+Q; `labels` their axis labels; `size` the whole
+    chart's pixels. Cells print their value when they are wide enough to read.
+    """
+    df = grid_frame(values, labels, offset, diverging=scheme in DIVERGING, digits=digits)
+    n = max(values.shape)
+    base = alt.Chart(df, title=title).encode(
+        x=alt.X("key:O", axis=_axis("key (looked at)", labels, offset)),
+        y=alt.Y("query:O", axis=_axis("query (looking)", labels, offset)),
+        tooltip=[alt.Tooltip("query_token:N", title="query"), alt.Tooltip("key_token:N", title="key"),
+                 alt.Tooltip("text:N", title=value_title)])
+    cells = base.transform_filter("!datum.masked").mark_rect().encode(
+        color=alt.Color("value:Q", title=value_title, scale=alt.Scale(scheme=scheme)))
+    masked = base.transform_filter("datum.masked").mark_rect(color=MASKED_COLOUR)  # −∞: no colour scale
+    chart = masked + cells
+    if (size - AXES_PX) / n >= CELL_TEXT_PX:
+        text = base.mark_text(fontSize=9).encode(text="text:N", color=alt.Color("ink:N", scale=None))
+        chart = (chart + text).resolve_scale(color="independent")  # text ink has no scale of its own
+    return chart.properties(width=size, height=size)
+
+
+def _ramp(x: np.ndarray) -> np.ndarray:
+    """Values in [0, 1] -> RGB uint8 from white to dark blue."""
+    lo, hi = np.array([255, 255, 255], float), np.array([8, 48, 107], float)
+    return (lo + (hi - lo) * x[..., None]).astype(np.uint8)
+
+
+def _shrink(a: np.ndarray, n: int) -> np.ndarray:
+    """Block-average a (T, T) array down to at most (n, n)."""
+    t = a.shape[0]
+    if t <= n:
+        return a
+    edges = np.linspace(0, t, n + 1).astype(int)[:-1]
+    sums = np.add.reduceat(np.add.reduceat(a, edges, axis=0), edges, axis=1)
+    counts = np.diff(np.append(edges, t))
+    return sums / np.outer(counts, counts)
+
+
+def overview_png(att: np.ndarray, cell: int = 56, gap: int = 4, margin: int = 28) -> bytes:
+    """Every head of att [layer, head, T, T] as a small image in a layer x head grid; PNG bytes.
+
+    Each head is scaled to its own maximum so its pattern shows; long texts are block-averaged.
+    """
+    n_layer, n_head, t, _ = att.shape
+    step = cell + gap
+    img = np.full((margin + n_layer * step, margin + n_head * step, 3), 255, np.uint8)
+    for layer in range(n_layer):
+        for head in range(n_head):
+            a = _shrink(att[layer, head].astype(np.float64), cell)
+            a = a / a.max() if a.max() > 0 else a
+            reps = int(np.ceil(cell / a.shape[0]))
+            tile = np.kron(a, np.ones((reps, reps)))[:cell, :cell]  # nearest-neighbour upscale
+            y, x = margin + layer * step, margin + head * step
+            img[y:y + tile.shape[0], x:x + tile.shape[1]] = _ramp(tile)
+    picture = Image.fromarray(img)
+    draw = ImageDraw.Draw(picture)
+    for layer in range(n_layer):
+        draw.text((2, margin + layer * step + cell // 2 - 5), f"L{layer}", fill=(60, 60, 60))
+    for head in range(n_head):
+        draw.text((margin + head * step + cell // 2 - 8, 8), f"H{head}", fill=(60, 60, 60))
+    buf = io.BytesIO()
+    picture.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def summary_frame(rows: list[dict]) -> pd.DataFrame:
+    """The per-head summaries (lab.attention.head_summary) as a sortable DataFrame."""
+    return pd.DataFrame(rows, columns=["layer", "head", "entropy", "previous", "first", "self"])
+
+
+def summary_grid(frame: pd.DataFrame, metric: str, title: str = "") -> alt.Chart:
+    """Layer x head cells coloured by one per-head summary; click a cell to pick that head."""
+    pick = alt.selection_point(name="pick", fields=["layer", "head"], on="click")
+    return alt.Chart(frame, title=title).mark_rect(stroke="#fff").encode(
+        x=alt.X("head:O"), y=alt.Y("layer:O"),
+        color=alt.Color(f"{metric}:Q", scale=alt.Scale(scheme="viridis")),
+        opacity=alt.condition(pick, alt.value(1.0), alt.value(0.55)),
+        tooltip=["layer", "head", alt.Tooltip(f"{metric}:Q", format=".3f")],
+    ).add_params(pick).properties(width=alt.Step(26), height=alt.Step(20))
+
+
+def diff_bars(series: dict[str, list[float]], title: str = "") -> alt.Chart:
+    """Per-layer max |difference|, one bar group per layer, one colour per series; exact zeros labelled."""
+    df = pd.DataFrame([{"series": name, "layer": i, "diff": d, "text": "0.0" if d == 0 else f"{d:.1e}"}
+                       for name, values in series.items() for i, d in enumerate(values)])
+    base = alt.Chart(df, title=title).encode(
+        x=alt.X("layer:O"), xOffset="series:N",
+        y=alt.Y("diff:Q", title="max |difference|"),
+        tooltip=["series", "layer", alt.Tooltip("text:N", title="max |difference|")])
+    bars = base.mark_bar().encode(color=alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom")))
+    text = base.transform_filter("datum.diff == 0").mark_text(dy=-6, fontSize=9).encode(text="text:N")  # exact 0
+    return (bars + text).properties(height=260)
