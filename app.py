@@ -8,10 +8,10 @@ from ui.i18n import t
 st.set_page_config(page_title="GPT-2, taken apart", page_icon="🔬", layout="wide")
 
 pages = [
-    st.Page("pages/home.py", title=t("Home", "Início"), icon="🏠", default=True),
-    st.Page("pages/tokens.py", title=t("Tokenization costs", "Custo da tokenização"), icon="🔤"),
-    st.Page("pages/attention.py", title=t("Attention heads", "Cabeças de atenção"), icon="👀"),
-    st.Page("pages/causal_mask.py", title=t("The causal mask", "A máscara causal"), icon="🎭"),
+    st.Page("app_pages/home.py", title=t("Home", "Início"), icon="🏠", default=True),
+    st.Page("app_pages/tokens.py", title=t("Tokenization costs", "Custo da tokenização"), icon="🔤"),
+    st.Page("app_pages/attention.py", title=t("Attention heads", "Cabeças de atenção"), icon="👀"),
+    st.Page("app_pages/causal_mask.py", title=t("The causal mask", "A máscara causal"), icon="🎭"),
 ]
 nav = st.navigation(pages)
 sidebar.draw()

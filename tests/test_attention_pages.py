@@ -45,7 +45,7 @@ def open_page(page: str, **params) -> AppTest:
 
 
 def test_attention_page_switching_heads_never_reruns_the_model(tiny_course):
-    at = open_page("pages/attention.py")
+    at = open_page("app_pages/attention.py")
     assert any("32 = 4 heads × 8" in md.value for md in at.markdown)
     passes = attention.forward_passes()
     assert passes > 0
@@ -63,7 +63,7 @@ def test_attention_page_switching_heads_never_reruns_the_model(tiny_course):
 def test_attention_page_empty_and_long_text(tiny_course, tiny_model_dirs):
     from transformers import AutoTokenizer
 
-    at = open_page("pages/attention.py")
+    at = open_page("app_pages/attention.py")
     at.text_area(key="attn_text").set_value("   ").run()
     assert not at.exception and len(at.info) >= 1
     text = "it was " * 60
@@ -78,7 +78,7 @@ def test_attention_page_window_over_a_long_text(tiny_course, monkeypatch):
     from viz import attention as viz
 
     monkeypatch.setattr(viz, "HEATMAP_MAX", 16)
-    at = open_page("pages/attention.py")
+    at = open_page("app_pages/attention.py")
     at.text_area(key="attn_text").set_value("it was " * 20).run()  # 41 tokens
     assert at.slider(key="attn_start").max == 41 - 16
     at.slider(key="attn_start").set_value(10).run()
@@ -86,7 +86,7 @@ def test_attention_page_window_over_a_long_text(tiny_course, monkeypatch):
 
 
 def test_causal_page_with_and_without_the_mask(tiny_course):
-    at = open_page("pages/causal_mask.py")
+    at = open_page("app_pages/causal_mask.py")
     assert len(at.subheader) == 2  # with the mask, without it
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["decoder, mask on"] == "0.0"
@@ -99,7 +99,7 @@ def test_causal_page_with_and_without_the_mask(tiny_course):
 
 
 def test_causal_page_in_portuguese(tiny_course):
-    at = open_page("pages/causal_mask.py", lang="pt")
+    at = open_page("app_pages/causal_mask.py", lang="pt")
     assert at.text_input(key="trophy_word").value == "era"
     assert "pequena" in at.text_input(key="trophy_b").value
     metrics = {m.label: m.value for m in at.metric}
@@ -110,7 +110,7 @@ def test_causal_page_in_portuguese(tiny_course):
 
 
 def test_causal_page_portuguese_pair_in_an_english_ui(tiny_course):
-    at = open_page("pages/causal_mask.py")
+    at = open_page("app_pages/causal_mask.py")
     at.radio(key="trophy_pair").set_value("pt").run()
     assert at.text_input(key="trophy_a").value == TROPHY["pt"][0] and not at.exception
     assert any("ela" in c.value and "era" in c.value for c in at.caption)
@@ -118,7 +118,7 @@ def test_causal_page_portuguese_pair_in_an_english_ui(tiny_course):
 
 
 def test_causal_page_bad_trophy_input(tiny_course):
-    at = open_page("pages/causal_mask.py")
+    at = open_page("app_pages/causal_mask.py")
     at.text_input(key="trophy_b").set_value("A cup didn't fit in the suitcase because it was too small.").run()
     assert not at.exception and any("differ before 'it'" in w.value for w in at.warning)
     at.text_input(key="trophy_word").set_value("banana").run()
@@ -129,12 +129,12 @@ def test_causal_page_bad_trophy_input(tiny_course):
 
 def test_causal_page_on_gpt1_keeps_the_mask(tiny_course, tiny_model_dirs):
     fake_hub_cache(tiny_course, "openai-community/openai-gpt", tiny_model_dirs["openai-gpt"])
-    at = open_page("pages/causal_mask.py", model="openai-gpt")
+    at = open_page("app_pages/causal_mask.py", model="openai-gpt")
     assert len(at.subheader) == 1 and any("not available" in w.value for w in at.warning)
     assert {m.label: m.value for m in at.metric}["decoder, mask on"] == "0.0"
 
 
 def test_causal_page_with_an_encoder_picked_uses_the_course_decoder(tiny_course):
-    at = open_page("pages/causal_mask.py", model="course-roberta")
+    at = open_page("app_pages/causal_mask.py", model="course-roberta")
     assert any("is an encoder" in i.value for i in at.info)
     assert {m.label: m.value for m in at.metric}["decoder, mask on"] == "0.0"

@@ -75,8 +75,6 @@ def test_typed_text_is_counted_and_never_rendered_as_html(app_url):
         assert page.dialogs == []
 
 
-@pytest.mark.xfail(strict=True, reason="Streamlit runs pages/ files in legacy multipage mode (without app.py) "
-                   "when the first request of a fresh server is a page's URL; renaming the pages folder fixes it")
 def test_direct_link_runs_the_entry_script():
     require_browser()
     with streamlit_server() as url, chromium() as browser:

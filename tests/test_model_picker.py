@@ -15,33 +15,6 @@ from tests.test_models import fake_hub_cache
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-# AppTest (1.67) resets PagesManager.uses_pages_directory before every run, and with a pages/ folder
-# next to app.py that selects the v1 multipage mode: from the second run on it runs the page file
-# alone, skipping app.py and its sidebar. A served app sets the flag False for good the first time
-# app.py calls st.navigation; this makes AppTest do the same, so app.py runs on every rerun.
-V2_PAGES = """
-import streamlit.testing.v1.app_test as _app_test
-from streamlit.runtime.pages_manager import PagesManager as _PM
-class _ServedPagesManager(_PM):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        _PM.uses_pages_directory = False
-_app_test.PagesManager = _ServedPagesManager
-"""
-
-
-@pytest.fixture(autouse=True)
-def served_navigation(monkeypatch):
-    """Every AppTest run executes app.py, as `streamlit run` does (see V2_PAGES)."""
-    import streamlit.testing.v1.app_test as app_test
-
-    namespace = {}
-    with monkeypatch.context() as mp:
-        mp.setattr(app_test, "PagesManager", app_test.PagesManager)  # restored afterwards
-        exec(V2_PAGES, namespace)
-        yield
-
-
 @pytest.fixture
 def hf(tmp_path, monkeypatch):
     """A private, empty, offline Hugging Face cache and a fresh shared model cache."""
@@ -74,7 +47,7 @@ def test_picker_persists_across_pages(hf):
     assert picker(at).value == models.DEFAULT_OFFLINE
     picker(at).select("distilgpt2").run()
     assert at.query_params["model"] == "distilgpt2"
-    for page in ("pages/tokens.py", "pages/home.py", "pages/tokens.py"):
+    for page in ("app_pages/tokens.py", "app_pages/home.py", "app_pages/tokens.py"):
         at.switch_page(page)
         at.run()
         assert not at.exception
@@ -160,11 +133,11 @@ def test_missing_offline_model_stops_the_page_with_a_message(hf):
 
 def test_home_and_tokens_pages_never_import_torch(tmp_path):
     """The picker is registry + cache checks only: pages without a model stay torch-free."""
-    code = V2_PAGES + (
+    code = (
         "import sys, json\nfrom streamlit.testing.v1 import AppTest\n"
         "at = AppTest.from_file('app.py', default_timeout=60)\nat.run()\n"
         "at.selectbox(key='model').select('gpt2').run()\n"
-        "at.switch_page('pages/tokens.py'); at.run()\n"
+        "at.switch_page('app_pages/tokens.py'); at.run()\n"
         "print(json.dumps({'exc': bool(at.exception), 'torch': 'torch' in sys.modules,"
         " 'transformers': 'transformers' in sys.modules}))")
     env = {**os.environ, "HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"}

@@ -21,7 +21,7 @@ def open_page(lang: str = "en") -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30)
     at.query_params["lang"] = lang
     at.run()
-    at.switch_page("pages/tokens.py")
+    at.switch_page("app_pages/tokens.py")
     at.run()
     assert not at.exception
     return at
@@ -106,8 +106,8 @@ def test_sample_selector_fills_both_boxes_and_survives_a_page_switch():
     at.selectbox(key="tokens_sample").set_value(4).run()
     assert at.text_area(key="tokens_pt").value == tokens.sample_pairs()[4]["pt"]
     at.text_area(key="tokens_pt").input("meu próprio texto").run()
-    at.switch_page("pages/home.py").run()
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("app_pages/home.py").run()
+    at.switch_page("app_pages/tokens.py").run()
     assert not at.exception
     assert at.text_area(key="tokens_pt").value == "meu próprio texto"
 
@@ -127,7 +127,7 @@ def test_page_does_not_import_torch():
         "import sys\n"
         "from streamlit.testing.v1 import AppTest\n"
         f"at = AppTest.from_file({APP!r}, default_timeout=30); at.run()\n"
-        "at.switch_page('pages/tokens.py'); at.run()\n"
+        "at.switch_page('app_pages/tokens.py'); at.run()\n"
         "assert not at.exception, at.exception\n"
         "assert at.title[0].value == 'What tokenization costs in Portuguese'\n"
         "print('heavy:', sorted(m for m in ('torch', 'transformers') if m in sys.modules))\n"

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from pathlib import Path
@@ -22,18 +21,8 @@ import numpy as np
 from lab.benchmarks import entry, side_by_side
 
 ROOT = Path(__file__).resolve().parents[2]
-# The two pages, run by `streamlit run` from a temporary folder (lab itself never imports streamlit).
-OVERVIEW_APP = """
-import numpy as np
-import streamlit as st
-from viz.attention import overview_png
-st.title("overview")
-st.image(overview_png(np.load({path!r})), caption="all heads")
-"""
-BARE_APP = """
-import streamlit as st
-st.title("bare")
-"""
+# The two pages `streamlit run` serves for the render benchmark (lab itself never imports streamlit).
+PAGES = ROOT / "bench_pages"
 IMAGE_LOADED = ("() => { const i = document.querySelector('[data-testid=\"stImage\"] img');"
                 " return !!i && i.complete && i.naturalWidth > 0; }")
 
@@ -59,35 +48,17 @@ def _forward() -> tuple[dict, np.ndarray]:
     return result, attention.attention(model, ids[:64])
 
 
-def _browser_missing() -> str | None:
-    """Why the browser benchmark cannot run here, or None."""
-    from tests.streamlit_server import CHROMIUM
-
-    if not os.path.exists(CHROMIUM):
-        return f"{CHROMIUM} is missing"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Python Playwright is not installed"
-    return None
-
-
 def _render(att: np.ndarray) -> dict:
     """Median seconds from navigation to a finished page: the overview page vs the bare page."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.streamlit_server import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server
+    from lab.browser import IDLE, chromium, streamlit_server
 
     name = "attention: all-heads overview (12 x 12 heads, 64 tokens) vs a bare page, rendered in Chromium"
     with tempfile.TemporaryDirectory() as tmp:
         np.save(Path(tmp) / "att.npy", att)
-        (Path(tmp) / "overview.py").write_text(OVERVIEW_APP.format(path=str(Path(tmp) / "att.npy")))
-        (Path(tmp) / "bare.py").write_text(BARE_APP)
-        env = {"PYTHONPATH": str(ROOT)}
-        with (streamlit_server(str(Path(tmp) / "overview.py"), env=env) as over_url,
-              streamlit_server(str(Path(tmp) / "bare.py"), env=env) as bare_url,
-              sync_playwright() as p):
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        env = {"PYTHONPATH": str(ROOT), "BENCH_ATTENTION_NPY": str(Path(tmp) / "att.npy")}
+        with (streamlit_server(str(PAGES / "overview.py"), env=env) as over_url,
+              streamlit_server(str(PAGES / "bare.py"), env=env) as bare_url,
+              chromium() as browser):
 
             def visit(url: str, ready: str | None):
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -98,17 +69,16 @@ def _render(att: np.ndarray) -> dict:
                 page.wait_for_selector(IDLE, timeout=60_000)
                 page.close()
 
-            try:
-                over_s, bare_s = side_by_side(lambda: visit(over_url, IMAGE_LOADED),
-                                              lambda: visit(bare_url, None), repeats=5)
-            finally:
-                browser.close()
+            over_s, bare_s = side_by_side(lambda: visit(over_url, IMAGE_LOADED),
+                                          lambda: visit(bare_url, None), repeats=5)
     return entry(name, over_s, bare_s, 3.0)
 
 
 def benchmarks() -> list[dict]:
     forward, att = _forward()
-    missing = _browser_missing()
+    from lab.browser import browser_missing
+
+    missing = browser_missing()
     if missing:
         render = {"name": "attention: all-heads overview rendered in Chromium", "project_s": None,
                   "reference_s": None, "ratio": None, "target": 3.0, "ok": False, "reason": missing}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 
 # Command modules, in the order `--help` lists them.
@@ -84,3 +85,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("lab: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `python -m lab ... | head`: the reader left; not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

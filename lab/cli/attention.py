@@ -34,14 +34,6 @@ def register(sub) -> None:
     p.set_defaults(run=run_trophy)
 
 
-def _load(name: str):
-    """The Loaded model (lab.cli.common), without "Loading weights" bars on stderr (one-line errors)."""
-    from transformers.utils import logging
-
-    logging.disable_progress_bar()
-    return load_model_arg(name)
-
-
 def run_attention(args) -> int:
     """Print ids, tokens and the attention array (or a per-head summary table without --json)."""
     from lab import attention as lab
@@ -49,7 +41,7 @@ def run_attention(args) -> int:
     text = args.text if args.text is not None else read_text(args.file)
     if not text.strip():
         raise LabError("the text is empty")
-    loaded = _load(args.model)
+    loaded = load_model_arg(args.model)
     ids = lab.encode(loaded.tokenizer, text)
     if len(ids) > loaded.context:
         raise LabError(f"the text is {len(ids)} tokens; {loaded.name} takes at most {loaded.context}")
@@ -81,7 +73,7 @@ def run_trophy(args) -> int:
     word = args.word if args.word is not None else word
     if not a.strip() or not b.strip():
         raise LabError("both sentences need some text")
-    loaded = _load(args.model)
+    loaded = load_model_arg(args.model)
     try:
         result = causal.trophy(loaded.model, loaded.tokenizer, a, b, word, causal=not args.no_causal)
     except ValueError as e:  # TrophyError, MaskUnsupported, too long

@@ -16,9 +16,15 @@ def add_model_argument(parser, default: str | None = None) -> None:
 
 
 def load_model_arg(value: str):
-    """The lab.models.Loaded for a --model value; LabError with one clear line when it cannot load."""
+    """The lab.models.Loaded for a --model value; LabError with one clear line when it cannot load.
+
+    transformers' "Loading weights" bars are turned off so that stderr stays one line on error.
+    """
+    from transformers.utils import logging
+
     from lab.models import ModelUnavailable, load
 
+    logging.disable_progress_bar()
     try:
         return load(value)
     except ModelUnavailable as e:

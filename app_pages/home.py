@@ -16,17 +16,17 @@ st.write(t(
 
 # (page file, title en, title pt, chapters, what it shows en, pt) — only pages that exist.
 PAGES = [
-    ("pages/tokens.py", "Tokenization costs", "Custo da tokenização", "01",
+    ("app_pages/tokens.py", "Tokenization costs", "Custo da tokenização", "01",
      "GPT-2's tokenizer against cl100k_base and o200k_base on Portuguese and English: tokens per "
      "word, the Portuguese premium, what it costs in a context window.",
      "O tokenizador do GPT-2 contra cl100k_base e o200k_base em português e inglês: tokens por "
      "palavra, o ágio do português, o que isso custa numa janela de contexto."),
-    ("pages/attention.py", "Attention heads", "Cabeças de atenção", "03, 04",
+    ("app_pages/attention.py", "Attention heads", "Cabeças de atenção", "03, 04",
      "Every head of every layer on your text: one head as a heatmap, all heads at a glance, and a sortable "
      "table that finds the previous-token heads; the 768 = 12 × 64 split read from the model.",
      "Todas as cabeças de todas as camadas sobre o seu texto: uma cabeça como mapa de calor, todas de uma "
      "vez, e uma tabela ordenável que acha as cabeças do token anterior; a divisão 768 = 12 × 64 lida do modelo."),
-    ("pages/causal_mask.py", "The causal mask", "A máscara causal", "04, 11",
+    ("app_pages/causal_mask.py", "The causal mask", "A máscara causal", "04, 11",
      "Scores with −∞ above the diagonal, exact zeros after the softmax, the same model without its mask; "
      "the trophy experiment (difference exactly 0.0) beside an encoder.",
      "Scores com −∞ acima da diagonal, zeros exatos depois do softmax, o mesmo modelo sem a máscara; o "
