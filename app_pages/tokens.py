@@ -3,32 +3,18 @@
 import streamlit as st
 
 from lab import tokens as lab
-from ui.i18n import lang, t
+from ui import tokens_data as data
+from ui.i18n import lang, num, t
+from ui.state import persist
 from viz import tokens as viz
 
 PAIRS = lab.sample_pairs()
 CHIP_LIMIT = 400
 
 
-def num(n: int) -> str:
-    """An integer with the UI language's thousands separator."""
-    return f"{n:,}".replace(",", "." if lang() == "pt" else ",")
-
-
-def texts(choice) -> tuple[str, str]:
-    """(pt, en) for a choice of the sample selector."""
-    if choice == "course":
-        return lab.course_passage()["pt"], lab.course_passage()["en"]
-    if choice == "all":
-        return lab.sample_texts()[::-1]
-    return PAIRS[choice]["pt"], PAIRS[choice]["en"]
-
-
 def load_sample() -> None:
     """Fill both text boxes from the sample selector (a widget callback)."""
-    pt, en = texts(st.session_state["tokens_sample"])
-    st.session_state["tokens_pt"] = st.session_state["tokens_pt_saved"] = pt
-    st.session_state["tokens_en"] = st.session_state["tokens_en_saved"] = en
+    st.session_state["tokens_pt"], st.session_state["tokens_en"] = data.sample(st.session_state["tokens_sample"])
 
 
 st.title(t("What tokenization costs in Portuguese", "Quanto custa a tokenização em português"))
@@ -41,16 +27,15 @@ st.write(t("The same sentence costs more tokens in Portuguese than in English: a
 
 labels = {"course": t("The course's trophy passage", "O trecho do troféu, do curso"),
           "all": t(f"The whole sample set ({len(PAIRS)} pairs)", f"O conjunto de exemplos inteiro ({len(PAIRS)} pares)")}
+persist("tokens_sample", "course")
 st.selectbox(t("Load a text", "Carregar um texto"), ["course", "all", *range(len(PAIRS))], key="tokens_sample",
              format_func=lambda c: labels.get(c) or f"{c + 1}. {PAIRS[c]['pt'][:60]}…", on_change=load_sample)
-for key, lang_key in (("tokens_pt", "pt"), ("tokens_en", "en")):
-    if key not in st.session_state:  # first visit: the course passage; later: the text left here
-        st.session_state[key] = st.session_state.get(f"{key}_saved", lab.course_passage()[lang_key])
+persist("tokens_pt", lab.course_passage()["pt"])
+persist("tokens_en", lab.course_passage()["en"])
 left, right = st.columns(2)
 pt = left.text_area(t("Portuguese text", "Texto em português"), key="tokens_pt", height=160)
 en = right.text_area(t("The same text in English (optional)", "O mesmo texto em inglês (opcional)"),
                      key="tokens_en", height=160)
-st.session_state["tokens_pt_saved"], st.session_state["tokens_en_saved"] = pt, en
 
 if not pt.strip():
     st.info(t("Type or paste some Portuguese text above to see what it costs in tokens.",
@@ -59,14 +44,14 @@ else:
     rows = {"tokens": "tokens", "words": t("words", "palavras"), "chars": t("characters", "caracteres"),
             "tokens_per_word": t("tokens per word", "tokens por palavra"),
             "chars_per_token": t("characters per token", "caracteres por token")}
-    costs = lab.token_costs(pt)
-    en_costs = lab.token_costs(en) if en.strip() else None
+    costs = data.costs(pt)
+    en_costs = data.costs(en) if en.strip() else None
     left, right = st.columns(2)
     left.subheader(t("Portuguese", "Português"))
-    left.table(viz.costs_frame(costs, rows))
+    left.table(viz.costs_frame(costs, rows, lang()))
     if en_costs:
         right.subheader(t("English", "Inglês"))
-        right.table(viz.costs_frame(en_costs, rows))
+        right.table(viz.costs_frame(en_costs, rows, lang()))
 
     model, window = lab.CONTEXT["gpt2"]
     pt_words = lab.words_in_window(costs["gpt2"], window)
@@ -76,24 +61,25 @@ else:
                   f"**Os {num(window)} tokens do {model} comportam cerca de {num(pt_words)} palavras deste "
                   "texto em português" + (f", e {num(en_words)} do inglês.**" if en_words else ".**")))
 
+    persist("tokens_encoding", lab.ENCODINGS[0])
     name = st.radio(t("Encoding", "Codificação"), lab.ENCODINGS, key="tokens_encoding", horizontal=True)
     st.subheader(t("The tokens", "Os tokens"))
     st.caption(t("Each chip is one token: its text (␣ is a space) over its id. Orange chips hold part of a "
                  "UTF-8 character, shown as bytes such as \\xc3.",
                  "Cada ficha é um token: o texto (␣ é um espaço) sobre o id. Fichas laranja guardam parte "
                  "de um caractere UTF-8, mostrada em bytes como \\xc3."))
-    st.html(viz.token_chips(lab.token_records(name, pt), CHIP_LIMIT))
+    st.html(viz.token_chips(data.chips(name, pt, CHIP_LIMIT), total=costs[name]["tokens"], lang=lang()))
     st.subheader(t("The words that cost the most", "As palavras que mais custam"))
-    st.table(viz.costliest_frame(lab.costliest_words(pt, name, 10),
+    st.table(viz.costliest_frame(data.costliest(pt, name, 10),
                                  (t("word", "palavra"), "tokens", t("pieces", "pedaços"))))
 
 st.subheader(t("The premium: Portuguese tokens ÷ English tokens", "O ágio: tokens em português ÷ tokens em inglês"))
-sample = {n: p["premium"] for n, p in lab.sample_premium().items()}
-series = {t(f"sample set ({len(PAIRS)} pairs)", f"conjunto de exemplos ({len(PAIRS)} pares)"): sample,
+series = {t(f"sample set ({len(PAIRS)} pairs)", f"conjunto de exemplos ({len(PAIRS)} pares)"): data.sample_premium(),
           "Petrov et al. 2023 (FLORES-200)": lab.PUBLISHED_PREMIUM}
 if pt.strip() and en.strip():
-    series = {t("your text", "seu texto"): {n: p["premium"] for n, p in lab.premium(en, pt).items()}, **series}
-st.altair_chart(viz.premium_chart(viz.premium_frame(series)), width="stretch")
+    series = {t("your text", "seu texto"): data.premium(en, pt), **series}
+y_title = t("pt tokens ÷ en tokens", "tokens em português ÷ tokens em inglês")
+st.altair_chart(viz.premium_chart(viz.premium_frame(series), y_title=y_title, lang=lang()), width="stretch")
 st.caption(t("Above 1.0, the same content costs Portuguese readers more tokens: more money per request and "
              "less text in the context window. CLI: `python -m lab premium --sample`.",
              "Acima de 1,0, o mesmo conteúdo custa mais tokens para quem lê em português: mais dinheiro por "

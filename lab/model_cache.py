@@ -4,8 +4,11 @@ Thread-safe and Streamlit-free (the app wraps one instance in its only `st.cache
 - Concurrent requests for one model wait on a per-model lock: the model loads once.
 - A model whose memory estimate exceeds the whole budget is refused (`ModelTooLarge`, saying why
   and which models fit) before anything is loaded.
-- Otherwise least-recently-used models are dropped until the new one fits. A dropped model stays
-  alive while a session still holds it; the cache just stops keeping it.
+- Otherwise least-recently-used models are dropped until the new one fits beside the models held
+  and those being loaded right now. A dropped model stays alive while a session still holds it;
+  the cache just stops keeping it.
+- Different models load in parallel while they fit together; when they do not, a load waits until
+  one in progress lands (then drops what it must) instead of going over the budget.
 Accounting uses each model's estimate known before loading (`lab.models.estimate_bytes`).
 """
 
@@ -60,7 +63,9 @@ class ModelCache:
         self.budget = budget_bytes() if budget is None else budget
         self._load, self._estimate = load, estimate
         self._lock = threading.Lock()  # guards everything below
+        self._landed = threading.Condition(self._lock)  # notified whenever a load ends
         self._entries: OrderedDict[str, tuple[object, int]] = OrderedDict()  # oldest first
+        self._pending: dict[str, int] = {}  # key -> estimate of each load in progress
         self._key_locks: dict[str, threading.Lock] = {}
         self.loads = 0  # how many times a model was actually loaded (tests count these)
         self.evictions = 0
@@ -78,14 +83,28 @@ class ModelCache:
                     self._entries.move_to_end(key)
                     return self._entries[key][0]
             need = self.check_fits(key)
-            with self._lock:  # make room first, so memory peaks within the budget
+            with self._landed:  # make room first, so memory peaks within the budget
+                while self._pending and sum(self._pending.values()) + need > self.budget:
+                    self._landed.wait()  # loads in progress leave no room: wait for one to land
                 self._evict_until_fits(need)
-            loaded = self._load(key)
-            with self._lock:
+                self._pending[key] = need
+            try:
+                loaded = self._load(key)
+            except BaseException:
+                self._land(key)
+                raise
+            self._land(key, loaded)
+            return loaded
+
+    def _land(self, key: str, loaded: object = None) -> None:
+        """End `key`'s load: keep the model (None: the load failed), wake the loads waiting for room."""
+        with self._landed:
+            need = self._pending.pop(key)
+            if loaded is not None:
                 self._entries[key] = (loaded, need)
                 self.loads += 1
-                self._evict_until_fits(0, keep=key)  # a concurrent load may have landed meanwhile
-            return loaded
+                self._evict_until_fits(0, keep=key)  # a no-op unless estimates were off
+            self._landed.notify_all()
 
     def check_fits(self, key: str) -> int:
         """The estimate for `key` in bytes; ModelTooLarge when it exceeds the whole budget."""
@@ -99,7 +118,8 @@ class ModelCache:
         return need
 
     def _evict_until_fits(self, extra: int, keep: str | None = None) -> None:
-        """Drop least-recently-used models (never `keep`) until they and `extra` bytes fit. Lock held."""
+        """Drop least-recently-used models (never `keep`) until they, loads under way and `extra` fit."""
+        extra += sum(self._pending.values())
         while sum(size for _, size in self._entries.values()) + extra > self.budget:
             oldest = next((k for k in self._entries if k != keep), None)
             if oldest is None:

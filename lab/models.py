@@ -14,7 +14,9 @@ Imports torch/transformers only inside `load`, so listing models stays cheap.
 from __future__ import annotations
 
 import os
+import struct
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +29,9 @@ WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 AUX_FILES = ("config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
              "special_tokens_map.json", "added_tokens.json", "vocab.json", "merges.txt")
 PROBE_TIMEOUT_S = 3.0
+SILENT_HUB_MEMO_S = 60.0  # a hub that did not answer is not asked again for this long
+_silent_until: dict[str, float] = {}  # endpoint -> time.monotonic() until which it counts as silent
+_silent_guard = threading.Lock()
 _download_locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
@@ -94,12 +99,25 @@ def prefetch_hint(name: str) -> str:
     return f"python -m lab prefetch {name}"
 
 
+def forget_silent_hub() -> None:
+    """Forget that the hub did not answer, so the next check probes again (tests use this)."""
+    with _silent_guard:
+        _silent_until.clear()
+
+
 def hub_reachable(timeout: float = PROBE_TIMEOUT_S) -> bool:
-    """Does the hub answer within `timeout` seconds? (A thread bounds DNS stalls too.)"""
+    """Does the hub answer within `timeout` seconds? (A thread bounds DNS stalls too.)
+
+    A hub that did not answer counts as unreachable for SILENT_HUB_MEMO_S without a new probe,
+    so a page rerun on a machine without internet does not wait seconds each time.
+    """
     from huggingface_hub import constants
     from huggingface_hub.utils import get_session
 
     endpoint = (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
+    with _silent_guard:
+        if time.monotonic() < _silent_until.get(endpoint, 0.0):
+            return False
     done, answered = threading.Event(), []
 
     def probe():
@@ -112,7 +130,11 @@ def hub_reachable(timeout: float = PROBE_TIMEOUT_S) -> bool:
             done.set()
 
     threading.Thread(target=probe, daemon=True).start()
-    return done.wait(timeout + 0.5) and bool(answered)
+    if done.wait(timeout + 0.5) and answered:
+        return True
+    with _silent_guard:
+        _silent_until[endpoint] = time.monotonic() + SILENT_HUB_MEMO_S
+    return False
 
 
 def check_online(name: str) -> None:
@@ -182,7 +204,10 @@ def estimate_bytes(name_or_path: str) -> int:
     if info is not None:
         return info.memory_bytes
     path = Path(name_or_path).expanduser()
-    params = sum(registry.safetensors_params(f)[0] for f in path.glob("*.safetensors"))
+    try:
+        params = sum(registry.safetensors_params(f)[0] for f in path.glob("*.safetensors"))
+    except (OSError, ValueError, KeyError, TypeError, struct.error) as e:  # truncated or not a header
+        raise ModelUnavailable(f"cannot read the weights of {name_or_path}: {_one_line(e)}") from e
     params += sum(f.stat().st_size // 4 for f in path.glob("pytorch_model*.bin"))
     return registry.memory_estimate(params)
 
@@ -233,8 +258,16 @@ def _source(name_or_path: str) -> tuple[str, str, dict]:
 def load(name_or_path: str) -> Loaded:
     """The model and tokenizer for a registry name or local HF directory: eval, no grads, eager."""
     name, source, kw = _source(name_or_path)
+    import pickle
+
     import torch
+    from safetensors import SafetensorError
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+    # What a broken checkpoint raises: a truncated .safetensors (SafetensorError), a truncated
+    # pytorch_model.bin (RuntimeError from torch's zip reader, EOFError) or a file that is not one
+    # (UnpicklingError); besides missing or malformed files (OSError, ValueError, KeyError).
+    broken = (OSError, ValueError, KeyError, RuntimeError, EOFError, SafetensorError, pickle.UnpicklingError)
 
     try:
         config = AutoConfig.from_pretrained(source, **kw)
@@ -243,7 +276,7 @@ def load(name_or_path: str) -> Loaded:
         model = auto.from_pretrained(source, config=config, attn_implementation="eager",
                                      dtype=torch.float32, **kw)
         tokenizer = AutoTokenizer.from_pretrained(source, **kw)
-    except (OSError, ValueError, KeyError) as e:
+    except broken as e:
         raise ModelUnavailable(f"cannot load {name}: {_one_line(e)}") from e
     model.eval()
     model.requires_grad_(False)

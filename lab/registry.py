@@ -4,7 +4,8 @@ Pure Python (no torch), so the sidebar and `python -m lab models` can list model
 
 Where the numbers come from (see docs/models.md):
 - params: the parameters of the class `lab.models.load` builds (tied embeddings counted once),
-  counted by building each architecture's config on torch's meta device (tests/test_registry.py).
+  counted by building each architecture's config on torch's meta device (tests/test_models.py,
+  test_registry_numbers_match_the_architectures).
 - download_bytes: the weights file the hub serves plus the config/tokenizer files. Exact byte sizes
   of the weights file where published (gpt2 548,105,171; distilgpt2 352,824,413; roberta-base
   498,818,054); otherwise computed from the checkpoint's tensor shapes (fp32, with the `attn.bias`

@@ -48,15 +48,16 @@ def shown(piece: bytes) -> str:
     return piece.decode("utf-8", errors="backslashreplace")
 
 
-def token_records(name: str, text: str) -> list[dict]:
+def token_records(name: str, text: str, limit: int | None = None) -> list[dict]:
     """One record per token (minGPT's encode_and_show_work): position, id, bytes, text, splits_char.
 
     `splits_char` is True when the token's bytes are not whole UTF-8 characters, i.e. the token
     holds part of a character such as "ã" (b"\\xc3\\xa3") and the next token holds the rest.
+    With `limit`, records for the first `limit` tokens only (the whole text is still encoded).
     """
     enc = encoding(name)
     records = []
-    for position, token_id in enumerate(enc.encode_ordinary(text)):
+    for position, token_id in enumerate(enc.encode_ordinary(text)[:limit]):
         piece = enc.decode_single_token_bytes(token_id)
         try:
             piece.decode("utf-8")

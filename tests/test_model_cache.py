@@ -73,6 +73,61 @@ def test_different_models_load_in_parallel_not_in_series():
     assert time.perf_counter() - t0 < 1.0  # three 0.4 s loads, not one after another
 
 
+def test_two_models_that_do_not_fit_together_never_load_at_once():
+    """Budget 15, two models of 10 asked for together: one loads, lands, is dropped, then the other."""
+    held, peak, guard = [0], [0], threading.Lock()
+    cache = None
+
+    def load(key):
+        with guard:  # bytes the cache keeps plus every load under way, as this load starts
+            held[0] += 10
+            peak[0] = max(peak[0], cache.used_bytes + held[0])
+        time.sleep(0.3)  # a slow load: the other request arrives meanwhile
+        with guard:
+            held[0] -= 10
+        return object()
+
+    cache = ModelCache(budget=15, load=load, estimate=lambda k: 10)
+    barrier, results = threading.Barrier(2), {}
+
+    def ask(key):
+        barrier.wait()
+        results[key] = cache.get(key)
+
+    threads = [threading.Thread(target=ask, args=(k,)) for k in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert set(results) == {"a", "b"} and all(r is not None for r in results.values())
+    assert peak[0] == 10  # never both resident or loading: 20 would exceed the budget of 15
+    assert cache.loads == 2 and cache.evictions == 1 and len(cache.keys()) == 1 and cache.used_bytes == 10
+
+
+def test_a_failed_load_frees_its_room():
+    def load(key):
+        time.sleep(0.2)
+        if key == "broken":
+            raise OSError("truncated")
+        return object()
+
+    cache = ModelCache(budget=15, load=load, estimate=lambda k: 10)
+    failed = []
+
+    def ask_broken():
+        try:
+            cache.get("broken")
+        except OSError as e:
+            failed.append(e)
+
+    t = threading.Thread(target=ask_broken)
+    t.start()
+    time.sleep(0.05)  # "broken" is loading; "ok" must wait for it, then load
+    assert cache.get("ok") is not None
+    t.join(30)
+    assert len(failed) == 1 and cache.keys() == ["ok"] and cache.used_bytes == 10 and cache.loads == 1
+
+
 def test_over_budget_model_is_refused_before_loading(tiny_model_dirs):
     rec = Recorder()
     key = models.canonical(str(tiny_model_dirs["gpt2"]))

@@ -124,6 +124,65 @@ def test_unreachable_hub_fails_fast(tmp_path):
     assert "cannot be reached" in msg and "python -m lab prefetch distilgpt2" in msg
 
 
+@pytest.fixture
+def silent_hub(monkeypatch):
+    """HF_ENDPOINT on a loopback socket that accepts connections and never answers; online mode."""
+    import socket
+
+    from huggingface_hub import constants
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)  # the kernel completes the handshake; nobody ever reads or replies
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{sock.getsockname()[1]}")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)  # read once, when huggingface_hub was imported
+    models.forget_silent_hub()
+    try:
+        yield sock
+    finally:
+        models.forget_silent_hub()
+        sock.close()
+
+
+def test_a_silent_hub_is_remembered_not_probed_on_every_rerun(silent_hub):
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        with pytest.raises(ModelUnavailable, match="cannot be reached"):
+            models.check_online("distilgpt2")
+        times.append(time.perf_counter() - t0)
+    assert models.PROBE_TIMEOUT_S - 0.5 <= times[0] <= models.PROBE_TIMEOUT_S + 1.0  # it waited for the probe
+    assert max(times[1:]) < 0.05  # then remembered the silence
+    models.forget_silent_hub()
+    t0 = time.perf_counter()
+    assert not models.hub_reachable(timeout=0.3)  # forgotten: probes again (briefly)
+    assert time.perf_counter() - t0 >= 0.3
+
+
+def test_broken_checkpoints_are_one_clear_line(tmp_path, tiny_model_dirs, capsys):
+    from lab.cli import main
+
+    broken = copytree(tiny_model_dirs["gpt2"], tmp_path / "broken")
+    weights = broken / "model.safetensors"
+    data = weights.read_bytes()
+    weights.write_bytes(data[: len(data) // 2])  # an interrupted copy
+    with pytest.raises(ModelUnavailable, match=r"cannot load .*broken: SafetensorError") as e:
+        models.load(str(broken))
+    assert "\n" not in str(e.value)
+    assert main(["attention", "--json", "--model", str(broken), "--text", "oi"]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and len(out.err.strip().splitlines()) == 1 and "cannot load" in out.err
+    weights.write_bytes(data[:4])  # not even the header's length
+    with pytest.raises(ModelUnavailable, match="cannot read the weights"):
+        models.estimate_bytes(str(broken))
+    weights.unlink()
+    (broken / "pytorch_model.bin").write_bytes(b"PK\x03\x04" + data[:1000])  # a truncated zip
+    with pytest.raises(ModelUnavailable, match="cannot load .*broken: RuntimeError"):
+        models.load(str(broken))
+
+
 def test_hub_model_in_the_local_cache_loads_offline_by_name(empty_hf, tiny_model_dirs):
     fake_hub_cache(empty_hf, "openai-community/gpt2", tiny_model_dirs["gpt2"])
     assert models.is_available("gpt2") and not models.is_available("gpt2-medium")
@@ -196,3 +255,20 @@ def test_importing_the_registry_and_loader_module_does_not_import_torch():
     code = "import sys, lab.models, lab.model_cache, lab.cli.models; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_loading_benchmark_memory_entry_states_its_unit(monkeypatch, tiny_model_dirs):
+    """The memory entry keeps the project_s/reference_s keys of every entry, but says GiB twice."""
+    from lab import random_models
+    from lab.benchmarks import loading
+
+    gib = 2**30
+    monkeypatch.setattr(random_models, "save", lambda arch, path, size: tiny_model_dirs["gpt2"])
+    monkeypatch.setattr(loading, "side_by_side", lambda *a, **k: (0.2, 0.1))
+    monkeypatch.setattr(loading, "_rss", lambda d: {"baseline": gib // 2, "weights": gib // 4, "after": gib})
+    timing, memory = loading.benchmarks()
+    assert "GiB" not in timing["name"] and "project_gib" not in timing
+    assert "GiB" in memory["name"] and memory["unit"] == "GiB"
+    assert memory["project_gib"] == memory["project_s"] == 1.0
+    assert memory["reference_gib"] == memory["reference_s"] == 0.75
+    assert memory["ratio"] == round(1 / 0.75, 4) and memory["ok"] is False

@@ -194,9 +194,44 @@ def test_costliest_words(oracle):
     assert tokens.costliest_words("", "gpt2") == []
 
 
-def test_words_in_window():
+def test_words_in_window(oracle):
+    # GPT-2 splits "um dois três quatro" into um| do|is| tr|ê|s| qu|atro: 8 tokens, 4 words, 2 per word.
+    assert len(oracle["gpt2"].encode_ordinary("um dois três quatro")) == 8
     cost = tokens.token_costs("um dois três quatro")["gpt2"]
-    assert tokens.words_in_window(cost, 1024) == round(1024 / cost["tokens_per_word"])
+    assert tokens.words_in_window(cost, 1024) == 512
+    assert tokens.words_in_window({"tokens_per_word": 2.5}, 1024) == 410  # 409.6, rounded
+    assert tokens.words_in_window({"tokens_per_word": 0.8}, 1024) == 1280
+    assert tokens.words_in_window({"tokens_per_word": None}, 1024) is None  # no words
+
+
+def test_file_hashes_are_tiktokens_published_ones():
+    """lab.encodings.SHA256 against the hashes written in tiktoken_ext.openai_public's own source."""
+    import inspect
+    import re
+
+    from tiktoken_ext import openai_public
+
+    from lab.encodings import SHA256
+
+    source = inspect.getsource(openai_public)
+    published = dict(re.findall(r'/(\w+\.tiktoken)",\s*expected_hash="([0-9a-f]{64})"', source))
+    data_gym = dict(re.findall(r'(vocab_bpe|encoder_json)_hash="([0-9a-f]{64})"', source))
+    published["vocab.bpe"], published["encoder.json"] = data_gym["vocab_bpe"], data_gym["encoder_json"]
+    assert SHA256 == {name: published[name] for name in SHA256}
+
+
+@pytest.mark.parametrize("name", ["vocab.bpe", "cl100k_base.tiktoken"])
+def test_altered_tokenizer_files_are_rejected(name):
+    from lab.encodings import _verified
+
+    data = _package_files()[name]
+    assert _verified(name, data) is data
+    altered = bytearray(data)
+    altered[len(altered) // 2] ^= 1  # one bit flipped in the middle
+    with pytest.raises(ValueError, match="sha256"):
+        _verified(name, bytes(altered))
+    with pytest.raises(ValueError, match="sha256"):
+        _verified(name, data + b"\n")
 
 
 def test_hf_tokenizer_ids_equal_tiktoken(oracle):
@@ -216,6 +251,30 @@ def test_chips_escape_every_piece_of_text():
     assert "<img" not in html and "<script" not in html and "&lt;" in html and "&quot;" in html
     assert html.count('class="tok-chip"') == len(tokens.token_records("gpt2", text))
     assert "… +" in token_chips(tokens.token_records("gpt2", text), limit=3)
+
+
+def test_numbers_as_each_language_writes_them():
+    from viz.format import number
+    from viz.tokens import costs_frame
+
+    assert [number(x) for x in (1_050_000, 2.2, 0, None)] == ["1,050,000", "2.20", "0", "—"]
+    assert [number(x, "pt") for x in (1_050_000, 2.2, 1234.5, None)] == ["1.050.000", "2,20", "1.234,50", "—"]
+    costs = {"gpt2": {"tokens": 1_050_000, "words": 477_273, "chars": 2_100_000, "tokens_per_word": 2.2,
+                      "chars_per_token": None}}
+    assert list(costs_frame(costs, lang="pt")["gpt2"]) == ["1.050.000", "477.273", "2.100.000", "2,20", "—"]
+    assert list(costs_frame(costs)["gpt2"]) == ["1,050,000", "477,273", "2,100,000", "2.20", "—"]
+
+
+def test_chips_for_the_first_tokens_only():
+    from viz.tokens import token_chips
+
+    text = "A canção do coração: não há pão sem ação. " * 60
+    every = tokens.token_records("gpt2", text)
+    first = tokens.token_records("gpt2", text, limit=5)
+    assert first == every[:5] and len(every) > 1000
+    html = token_chips(first, total=len(every), lang="pt")
+    assert html.count('class="tok-chip"') == 5 and f"… +{len(every) - 5:,}".replace(",", ".") + "<" in html
+    assert token_chips(every, limit=5) == token_chips(first, total=len(every))
 
 
 # --- the CLI, as a user runs it -------------------------------------------------------------
@@ -279,19 +338,39 @@ def test_cli_premium_json(oracle, tmp_path):
     assert sample == json.loads(json.dumps(tokens.sample_premium()))
 
 
+def test_cli_tokens_drops_a_byte_order_mark(oracle, tmp_path):
+    """Notepad's UTF-8 BOM is not part of the text: not a character, not a token."""
+    text = TEXTS["pt"]
+    f = tmp_path / "bom.txt"
+    f.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    for args, stdin in (([str(f)], None), (["-"], "\ufeff" + text)):
+        out = lab("tokens", "--json", *args, stdin=stdin)
+        assert out.returncode == 0, out.stderr
+        data = json.loads(out.stdout)["encodings"]
+        for name, enc in oracle.items():
+            assert data[name]["chars"] == len(text)
+            assert data[name]["tokens"] == len(enc.encode_ordinary(text))
+
+
 @pytest.mark.parametrize("case", ["missing", "not_utf8", "unknown_encoding", "directory",
-                                  "premium_without_pt", "premium_both_stdin"])
+                                  "premium_without_pt", "premium_both_stdin", "name_too_long",
+                                  "symlink_loop"])
 def test_cli_bad_input_is_one_line_exit_2(tmp_path, case):
     bad = tmp_path / "latin1.txt"
     bad.write_bytes("ação".encode("latin-1"))
     good = tmp_path / "ok.txt"
     good.write_text("olá", encoding="utf-8")
+    loop = tmp_path / "loop.txt"
+    loop.symlink_to(tmp_path / "loop2.txt")
+    (tmp_path / "loop2.txt").symlink_to(loop)
     args = {"missing": ["tokens", "--json", str(tmp_path / "nope.txt")],
             "not_utf8": ["tokens", str(bad)],
             "unknown_encoding": ["tokens", "--encoding", "p50k_base", str(good)],
             "directory": ["tokens", str(tmp_path)],
             "premium_without_pt": ["premium", "--json", "--en", str(good)],
-            "premium_both_stdin": ["premium", "--en", "-", "--pt", "-"]}[case]
+            "premium_both_stdin": ["premium", "--en", "-", "--pt", "-"],
+            "name_too_long": ["tokens", str(tmp_path / ("x" * 300 + ".txt"))],  # ENAMETOOLONG
+            "symlink_loop": ["premium", "--en", str(good), "--pt", str(loop)]}[case]  # ELOOP
     out = lab(*args, stdin="")
     assert out.returncode == 2
     assert out.stdout == ""

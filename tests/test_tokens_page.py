@@ -33,12 +33,23 @@ def shown_costs(table) -> dict[str, dict[str, str]]:
     return {name: dict(df[name]) for name in df.columns}
 
 
-def expected_costs(text: str) -> dict[str, dict[str, str]]:
+def chart_data(chart):
+    """The chart's first dataset (Streamlit sends it apart from the spec, as Arrow) as a DataFrame."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(chart.proto.datasets[0].data.data).read_all().to_pandas()
+
+
+def expected_costs(text: str, lang: str = "en") -> dict[str, dict[str, str]]:
     """What the costs table must show for text, from lab's counts (checked against tiktoken elsewhere)."""
     def fmt(x):
+        if lang == "pt":  # 1.736 and 2,18
+            return f"{x:,}".replace(",", ".") if isinstance(x, int) else f"{x:.2f}".replace(".", ",")
         return f"{x:,}" if isinstance(x, int) else f"{x:.2f}"
-    labels = {"tokens": "tokens", "words": "words", "chars": "characters",
-              "tokens_per_word": "tokens per word", "chars_per_token": "characters per token"}
+    labels = {"en": {"tokens": "tokens", "words": "words", "chars": "characters",
+                     "tokens_per_word": "tokens per word", "chars_per_token": "characters per token"},
+              "pt": {"tokens": "tokens", "words": "palavras", "chars": "caracteres",
+                     "tokens_per_word": "tokens por palavra", "chars_per_token": "caracteres por token"}}[lang]
     return {name: {labels[k]: fmt(v) for k, v in c.items()} for name, c in tokens.token_costs(text).items()}
 
 
@@ -106,10 +117,57 @@ def test_sample_selector_fills_both_boxes_and_survives_a_page_switch():
     at.selectbox(key="tokens_sample").set_value(4).run()
     assert at.text_area(key="tokens_pt").value == tokens.sample_pairs()[4]["pt"]
     at.text_area(key="tokens_pt").input("meu próprio texto").run()
+    at.radio(key="tokens_encoding").set_value("cl100k_base").run()
     at.switch_page("app_pages/home.py").run()
     at.switch_page("app_pages/tokens.py").run()
     assert not at.exception
     assert at.text_area(key="tokens_pt").value == "meu próprio texto"
+    assert at.text_area(key="tokens_en").value == tokens.sample_pairs()[4]["en"]
+    assert at.selectbox(key="tokens_sample").value == 4
+    assert at.radio(key="tokens_encoding").value == "cl100k_base"
+    body = at.get("html")[0].proto.body  # the chips follow the restored encoding
+    assert body.count('class="tok-chip"') == len(tokens.token_records("cl100k_base", "meu próprio texto"))
+
+
+def test_encoding_survives_an_empty_text_and_a_page_switch():
+    """With no text the radio is not drawn at all; its choice must still come back."""
+    at = open_page()
+    at.radio(key="tokens_encoding").set_value("o200k_base").run()
+    at.text_area(key="tokens_pt").input("").run()
+    at.switch_page("app_pages/home.py").run()
+    at.switch_page("app_pages/tokens.py").run()
+    at.text_area(key="tokens_pt").input("de novo").run()
+    assert not at.exception and at.radio(key="tokens_encoding").value == "o200k_base"
+
+
+def test_a_radio_click_recounts_nothing_and_chips_are_built_only_for_those_shown(monkeypatch):
+    calls = []
+
+    def spy(fn):
+        def wrapped(*args, **kwargs):
+            calls.append((fn.__name__, kwargs.get("limit")))
+            return fn(*args, **kwargs)
+        return wrapped
+
+    for fn in ("token_costs", "premium", "costliest_words", "token_records"):
+        monkeypatch.setattr(tokens, fn, spy(getattr(tokens, fn)))
+    at = open_page()
+    text = tokens.sample_texts()[1] + " uma frase que só este teste usa"  # new text: not cached yet
+    at.text_area(key="tokens_pt").input(text).run()
+    n = tokens.token_costs(text)["o200k_base"]["tokens"]
+    assert n > 400
+    at.radio(key="tokens_encoding").set_value("o200k_base").run()
+    assert not at.exception
+    calls.clear()
+    at.radio(key="tokens_encoding").set_value("gpt2").run()
+    at.radio(key="tokens_encoding").set_value("o200k_base").run()
+    assert calls == []  # both encodings seen before: everything came from the cache
+    body = at.get("html")[0].proto.body
+    assert body.count('class="tok-chip"') == 400 and f"… +{n - 400:,}<" in body
+    calls.clear()
+    at.radio(key="tokens_encoding").set_value("cl100k_base").run()
+    assert ("token_costs", None) not in calls and ("premium", None) not in calls  # counts are cached
+    assert ("token_records", 400) in calls and ("token_records", None) not in calls
 
 
 def test_portuguese_ui():
@@ -119,6 +177,18 @@ def test_portuguese_ui():
     assert list(at.table[0].value.index) == ["tokens", "palavras", "caracteres", "tokens por palavra",
                                              "caracteres por token"]
     assert list(at.table[0].value.columns) == list(ENCODINGS)
+    at.selectbox(key="tokens_sample").set_value("all").run()
+    assert not at.exception
+    en, pt = tokens.sample_texts()
+    assert shown_costs(at.table[0]) == expected_costs(pt, "pt") and shown_costs(at.table[1]) == expected_costs(en, "pt")
+    assert "." in shown_costs(at.table[0])["gpt2"]["caracteres"]  # thousands, the Brazilian way
+    spec = at.get("vega_lite_chart")[0].proto.spec
+    assert json.dumps("tokens em português ÷ tokens em inglês") in spec and "pt tokens ÷ en tokens" not in spec
+    bars = chart_data(at.get("vega_lite_chart")[0])
+    source = f"conjunto de exemplos ({len(tokens.sample_pairs())} pares)"
+    sample = bars[bars["source"] == source].set_index("encoding")["shown"]
+    assert dict(sample) == {name: f"{p['premium']:.2f}".replace(".", ",")  # the bar labels: 1,79 not 1.79
+                            for name, p in tokens.sample_premium().items()}
 
 
 def test_page_does_not_import_torch():

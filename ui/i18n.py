@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+from viz.format import number
+
 LANGUAGES = {"en": "English", "pt": "Português (Brasil)"}
 
 
@@ -14,3 +16,8 @@ def lang() -> str:
 def t(en: str, pt: str) -> str:
     """The string for the current UI language."""
     return pt if lang() == "pt" else en
+
+
+def num(x) -> str:
+    """A number as the current UI language writes it (1,024 / 1.024; 2.20 / 2,20)."""
+    return number(x, lang())

@@ -8,6 +8,8 @@ import unicodedata
 import altair as alt
 import pandas as pd
 
+from viz.format import number
+
 # Soft backgrounds that alternate between neighbouring chips so token borders are easy to see.
 PALETTE = ("#dbeafe", "#dcfce7", "#fef3c7", "#fce7f3", "#e0e7ff")
 SPLIT_COLOUR = "#fed7aa"  # a token holding part of a UTF-8 character
@@ -21,22 +23,19 @@ def visible(text: str) -> str:
                    for c in text)
 
 
-def _fmt(x) -> str:
-    """A count with thousands separators, a ratio with two decimals, or — when undefined."""
-    if x is None:
-        return "—"
-    return f"{x:,}" if isinstance(x, int) else f"{x:.2f}"
-
-
-def costs_frame(costs: dict[str, dict], labels: dict[str, str] | None = None) -> pd.DataFrame:
-    """One row per metric, one column per encoding (token_costs output), values formatted as text."""
+def costs_frame(costs: dict[str, dict], labels: dict[str, str] | None = None, lang: str = "en") -> pd.DataFrame:
+    """One row per metric, one column per encoding (token_costs output), values as `lang` writes them."""
     labels = labels or {}
-    rows = {labels.get(m, m): [_fmt(c[m]) for c in costs.values()] for m in METRICS}
+    rows = {labels.get(m, m): [number(c[m], lang) for c in costs.values()] for m in METRICS}
     return pd.DataFrame.from_dict(rows, orient="index", columns=list(costs))
 
 
-def token_chips(records: list[dict], limit: int | None = None) -> str:
-    """Tokens as HTML chips (text over id); every piece of text is escaped, split bytes shown as \\xc3."""
+def token_chips(records: list[dict], limit: int | None = None, total: int | None = None,
+                lang: str = "en") -> str:
+    """Tokens as HTML chips (text over id); every piece of text is escaped, split bytes shown as \\xc3.
+
+    `total` is the text's token count when `records` holds only the first ones (default: len(records)).
+    """
     chips = []
     for r in records[:limit]:
         hexes = " ".join(f"{b:02x}" for b in r["bytes"])
@@ -49,8 +48,8 @@ def token_chips(records: list[dict], limit: int | None = None) -> str:
             f'background:{colour};border:{border};font-family:monospace;line-height:1.2;color:#111">'
             f'<span style="white-space:pre">{html.escape(visible(r["text"]))}</span>'
             f'<span style="font-size:0.7em;color:#475569">{r["id"]}</span></span>')
-    more = len(records) - len(chips)
-    tail = f'<span style="margin-left:6px;color:#64748b">… +{more:,}</span>' if more > 0 else ""
+    more = (len(records) if total is None else total) - len(chips)
+    tail = f'<span style="margin-left:6px;color:#64748b">… +{number(more, lang)}</span>' if more > 0 else ""
     return f'<div class="tok-chips" style="display:flex;flex-wrap:wrap">{"".join(chips)}{tail}</div>'
 
 
@@ -62,20 +61,26 @@ def premium_frame(premiums: dict[str, dict[str, float | None]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["source", "encoding", "premium"])
 
 
-def premium_chart(df: pd.DataFrame, title: str = "") -> alt.Chart:
-    """Grouped bars of the premium per encoding and source, with a rule at 1.0 (no premium)."""
+def premium_chart(df: pd.DataFrame, title: str = "", y_title: str = "pt tokens ÷ en tokens",
+                  lang: str = "en") -> alt.Chart:
+    """Grouped bars of the premium per encoding and source, with a rule at 1.0 (no premium).
+
+    Bar labels, tooltips and the axis's numbers are written as `lang` writes them (2,20 in pt).
+    """
     encodings = list(dict.fromkeys(df["encoding"]))
     sources = list(dict.fromkeys(df["source"]))
+    df = df.assign(shown=[number(float(p), lang) for p in df["premium"]])
+    axis = alt.Axis(labelExpr="replace(format(datum.value, '.1f'), '.', ',')") if lang == "pt" else alt.Axis()
     base = alt.Chart(df).encode(
         x=alt.X("encoding:N", sort=encodings, title=None, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("source:N", sort=sources),
-        y=alt.Y("premium:Q", title="pt tokens ÷ en tokens", scale=alt.Scale(domainMin=0)),
+        y=alt.Y("premium:Q", title=y_title, scale=alt.Scale(domainMin=0), axis=axis),
     )
     bars = base.mark_bar().encode(
         color=alt.Color("source:N", sort=sources, title=None, legend=alt.Legend(orient="bottom", labelLimit=0)),
-        tooltip=["source", "encoding", alt.Tooltip("premium:Q", format=".2f")],
+        tooltip=["source", "encoding", alt.Tooltip("shown:N", title=y_title)],
     )
-    labels = base.mark_text(dy=-6, fontSize=11).encode(text=alt.Text("premium:Q", format=".2f"))
+    labels = base.mark_text(dy=-6, fontSize=11).encode(text="shown:N")
     parity = alt.Chart(pd.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 4], color="gray").encode(y="y:Q")
     return (bars + labels + parity).properties(title=title, height=300)
 

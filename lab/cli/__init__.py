@@ -33,12 +33,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def read_text(path: str) -> str:
-    """The UTF-8 text of a file, or stdin for '-'; LabError with a clear line otherwise."""
+    """The UTF-8 text of a file, or stdin for '-' (a leading BOM dropped); LabError with a clear line otherwise."""
     try:
         if path == "-":
-            return sys.stdin.buffer.read().decode("utf-8")
+            return sys.stdin.buffer.read().decode("utf-8-sig")
         with open(path, "rb") as f:
-            return f.read().decode("utf-8")
+            return f.read().decode("utf-8-sig")
     except FileNotFoundError:
         raise LabError(f"no such file: {path}") from None
     except IsADirectoryError:
@@ -47,6 +47,8 @@ def read_text(path: str) -> str:
         raise LabError(f"cannot read (permission denied): {path}") from None
     except UnicodeDecodeError as e:
         raise LabError(f"not UTF-8 text: {path} (byte {e.start})") from None
+    except OSError as e:  # name too long, symlink loop, I/O error...: the system's words, one line
+        raise LabError(f"cannot read {path}: {e.strerror or e}") from None
 
 
 def print_json(obj) -> None:
