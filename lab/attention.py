@@ -16,7 +16,7 @@ with the mask only.
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -26,19 +26,11 @@ from lab.encodings import _byte_decoder
 # through a 4D attention_mask alone (checked in transformers 5.24's modeling code).
 DECODERS = ("gpt2", "openai-gpt")
 NO_MASK_OK = ("gpt2",)
-
-# Every forward pass this module runs (the pages' tests count them).
-_passes = {"n": 0}
-_passes_lock = threading.Lock()
+FLOAT32 = 4  # bytes per attention weight
 
 
 class MaskUnsupported(ValueError):
     """The model cannot run without its causal mask unless it is changed, which the lab never does."""
-
-
-def forward_passes() -> int:
-    """How many forward passes lab.attention has run in this process."""
-    return _passes["n"]
 
 
 def kind(model) -> str:
@@ -140,47 +132,81 @@ def run(model, batch: list[list[int]], causal: bool = True, hidden: bool = False
                               "without the mask would mean changing the shared model, which the lab never does")
     else:
         mask = valid.long()  # (B, T): padding only; GPT-1 adds its own causal mask, encoders none
-    with _passes_lock:
-        _passes["n"] += 1
     net = model if logits else model.base_model
     with torch.inference_mode():
         return net(input_ids=input_ids, attention_mask=mask, output_attentions=True, output_hidden_states=hidden)
 
 
-def stack(attentions) -> np.ndarray:
-    """A tuple of L tensors (B, H, T, T) -> one float32 array (B, L, H, T, T)."""
-    import torch
-
-    return torch.stack(attentions, dim=1).float().numpy()
+def max_tokens(n_layer: int, n_head: int, budget_bytes: int) -> int:
+    """The most tokens whose weights [layer, head, T, T] (float32) fit in budget_bytes."""
+    return int((budget_bytes / (n_layer * n_head * FLOAT32)) ** 0.5)
 
 
-def attention(model, ids: list[int], causal: bool = True) -> np.ndarray:
-    """Attention weights [layer, head, query, key] (float32) of one forward pass over ids.
+def each_layer(out) -> Iterator[np.ndarray]:
+    """The weights of a forward pass one layer at a time, as float32 arrays (B, H, T, T).
+
+    Takes the tensors out of `out` (its `attentions` becomes None) and lets each one go as soon as
+    the next layer is asked for, so a caller that keeps only what it needs never holds two copies.
+    """
+    layers = list(out.attentions)
+    out["attentions"] = None
+    for i in range(len(layers)):
+        tensor, layers[i] = layers[i], None
+        yield tensor.float().numpy()  # (B, H, T, T); shares the tensor's memory
+        del tensor
+
+
+def stack(out) -> np.ndarray:
+    """out.attentions -> one float32 array (B, L, H, T, T), filled layer by layer into one allocation."""
+    n_layer = len(out.attentions)
+    att = None
+    for i, layer in enumerate(each_layer(out)):
+        if att is None:
+            att = np.empty((layer.shape[0], n_layer, *layer.shape[1:]), np.float32)  # (B, L, H, T, T)
+        att[:, i] = layer
+    return att
+
+
+def attention_by_layer(model, ids: list[int], causal: bool = True) -> Iterator[np.ndarray]:
+    """Attention weights (H, T, T) of each layer in turn, from one forward pass over ids.
 
     For an encoder there is no causal mask to toggle: `causal` is ignored.
     """
     out = run(model, [list(ids)], causal=causal or kind(model) == "encoder")
-    return stack(out.attentions)[0]  # (L, H, T, T)
+    for layer in each_layer(out):
+        yield layer[0]  # (H, T, T)
 
 
-def head_summary(att: np.ndarray) -> list[dict]:
-    """Per (layer, head), averaged over queries 1..T-1: entropy (bits), weight on previous, first, self.
+def attention(model, ids: list[int], causal: bool = True) -> np.ndarray:
+    """Attention weights [layer, head, query, key] (float32) of one forward pass over ids."""
+    att = None
+    for i, layer in enumerate(attention_by_layer(model, ids, causal)):  # (H, T, T)
+        if att is None:
+            att = np.empty((model.config.num_hidden_layers, *layer.shape), np.float32)  # (L, H, T, T)
+        att[i] = layer
+    return att
+
+
+def layer_summary(layer_att: np.ndarray, layer: int) -> list[dict]:
+    """Per head of one layer's weights (H, T, T), averaged over queries 1..T-1: entropy (bits),
+    weight on the previous token, on the first, on itself.
 
     Query 0 is left out: under a causal mask it can only look at itself, which says nothing about
     the head. With a single token every average is NaN.
     """
-    n_layer, n_head, t, _ = att.shape
+    n_head, t, _ = layer_att.shape
     q = np.arange(1, t)
-    rows = []
-    for layer in range(n_layer):  # one layer at a time: a 1,024-token array is large
-        a = att[layer, :, 1:, :]  # (H, T-1, T): queries 1..T-1
-        plogp = a * np.log2(np.where(a > 0, a, 1))  # 0 log 0 = 0
-        measures = {"entropy": -plogp.sum(-1, dtype=np.float64),  # (H, T-1)
-                    "previous": a[:, q - 1, q - 1],  # query q, key q-1
-                    "first": a[:, :, 0],
-                    "self": a[:, q - 1, q]}
-        for head in range(n_head):
-            rows.append({"layer": layer, "head": head,
-                         **{k: float(v[head].mean(dtype=np.float64)) if t > 1 else float("nan")
-                            for k, v in measures.items()}})
-    return rows
+    a = layer_att[:, 1:, :]  # (H, T-1, T): queries 1..T-1
+    plogp = a * np.log2(np.where(a > 0, a, 1))  # 0 log 0 = 0
+    measures = {"entropy": -plogp.sum(-1, dtype=np.float64),  # (H, T-1)
+                "previous": a[:, q - 1, q - 1],  # query q, key q-1
+                "first": a[:, :, 0],
+                "self": a[:, q - 1, q]}
+    return [{"layer": layer, "head": head,
+             **{k: float(v[head].mean(dtype=np.float64)) if t > 1 else float("nan") for k, v in measures.items()}}
+            for head in range(n_head)]
+
+
+def head_summary(att: np.ndarray) -> list[dict]:
+    """layer_summary of every layer of att [layer, head, T, T], layer by layer."""
+    return [row for layer in range(att.shape[0]) for row in layer_summary(att[layer], layer)]

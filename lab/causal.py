@@ -12,11 +12,11 @@ import re
 
 import numpy as np
 
-from lab.attention import encode, kind, run, stack, token_texts
+from lab.attention import each_layer, encode, kind, run, stack, token_texts
 
 # The course's example, and a natural Portuguese pair. Portuguese drops the subject pronoun, and
 # if written it would already answer ("ele" = o troféu, "ela" = a mala); the adjective agrees too
-# ("pequena" can only be the suitcase). So the shared word to compare is the verb "era".
+# ("pequena" can only be the suitcase). So the word compared is the verb "era", the last one before they differ.
 TROPHY = {
     "en": ("The trophy didn't fit in the suitcase because it was too big.",
            "The trophy didn't fit in the suitcase because it was too small.", "it"),
@@ -78,18 +78,21 @@ def view(model, ids: list[int], causal: bool = True) -> dict:
     if kind(model) == "decoder" and t > 1:
         logits = out.logits[0, :-1].float()  # (T-1, V): prediction for the next token
         loss = float(torch.nn.functional.cross_entropy(logits, torch.tensor(ids[1:])))
-    return {"attention": stack(out.attentions)[0], "scores": raw.float().numpy(), "loss": loss}
+    return {"attention": stack(out)[0], "scores": raw.float().numpy(), "loss": loss}
 
 
 def word_position(tokenizer, text: str, word: str, which: str = "the sentence") -> int:
-    """Index of the token that ends the first whole-word occurrence of `word` in text."""
+    """Index of the last token overlapping the first whole-word occurrence of `word` in text.
+
+    A word of several tokens, or one character split into byte tokens (🏆), is compared at its
+    last token: the one that has read the whole word.
+    """
     found = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text)
     if not found:
         short = text if len(text) <= 60 else text[:57] + "..."
         raise TrophyError(f"the word {word!r} is not in {which} ({short!r})")
-    last = found.end() - 1
     offsets = tokenizer(text, return_offsets_mapping=True)["offset_mapping"]
-    return next(i for i, (s, e) in enumerate(offsets) if s <= last < e)
+    return max(i for i, (s, e) in enumerate(offsets) if s < found.end() and e > found.start())
 
 
 def trophy(model, tokenizer, a: str, b: str, word: str = "it", causal: bool = True) -> dict:
@@ -99,7 +102,8 @@ def trophy(model, tokenizer, a: str, b: str, word: str = "it", causal: bool = Tr
     CPU library cannot split the work differently between them: with the causal mask the rows
     are bit for bit equal (max_abs_diff exactly 0.0). Needs the same tokens up to the word.
     """
-    if not word.strip():
+    word = word.strip()
+    if not word:
         raise TrophyError("the word to compare is empty")
     try:
         ids_a, ids_b = encode(tokenizer, a), encode(tokenizer, b)
@@ -112,8 +116,7 @@ def trophy(model, tokenizer, a: str, b: str, word: str = "it", causal: bool = Tr
         raise TrophyError(f"the sentences differ before {word!r} (token {i}: {ta[0]!r} vs {tb[0]!r}); "
                           "they must share every token up to and including the word")
     out = run(model, [ids_a, ids_b], causal=causal)
-    att = stack(out.attentions)  # (2, L, H, T, T)
-    diff = np.abs(att[0, :, :, pos, :] - att[1, :, :, pos, :])  # (L, H, T): the word's row
-    per_layer = [float(x) for x in diff.max(axis=(1, 2))]
+    per_layer = [float(np.abs(layer[0, :, pos, :] - layer[1, :, pos, :]).max())  # (H, T): the word's row
+                 for layer in each_layer(out)]  # layer: (2, H, T, T)
     return {"tokens_a": token_texts(tokenizer, ids_a), "tokens_b": token_texts(tokenizer, ids_b),
             "position": pos, "max_abs_diff": max(per_layer), "per_layer": per_layer}

@@ -1,7 +1,9 @@
 """lab.attention against transformers' own output_attentions, the mask invariants, a shared model."""
 
 import copy
+import io
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -170,3 +172,49 @@ def test_empty_and_too_long_text(models):
         lab.encode(m.tokenizer, "  ")
     with pytest.raises(ValueError, match="context"):
         lab.attention(m.model, [1] * (m.context + 1))
+
+
+def test_layers_are_let_go_one_by_one(models, monkeypatch):
+    """attention_by_layer never holds every layer: by the time layer i arrives, layers < i are freed."""
+    m = models["gpt2"]
+    refs, real_run = [], lab.run
+
+    def spy(*args, **kwargs):
+        out = real_run(*args, **kwargs)
+        refs.extend(weakref.ref(tensor) for tensor in out.attentions)
+        return out
+
+    monkeypatch.setattr(lab, "run", spy)
+    ids = lab.encode(m.tokenizer, TEXT)
+    layers = []
+    for i, layer in enumerate(lab.attention_by_layer(m.model, ids)):
+        assert [r() is None for r in refs[:i]] == [True] * i
+        layers.append(layer.copy())
+    assert len(refs) == m.n_layer and len(layers) == m.n_layer
+    np.testing.assert_array_equal(np.stack(layers), lab.attention(m.model, ids))
+
+
+def test_max_tokens_keeps_the_weights_under_the_budget():
+    for n_layer, n_head in ((12, 12), (48, 25), (2, 4)):
+        n = lab.max_tokens(n_layer, n_head, 300_000_000)
+        assert n_layer * n_head * n * n * 4 <= 300_000_000 < n_layer * n_head * (n + 1) ** 2 * 4
+    assert lab.max_tokens(12, 12, 300_000_000) == 721
+
+
+@pytest.mark.parametrize("t", [5, 15, 40, 56, 64, 200])
+def test_overview_shows_the_last_token(t):
+    """One strong weight at (T-1, T-1): the bottom-right pixel of the head's tile is dark."""
+    from PIL import Image
+
+    from viz import attention as viz
+
+    att = np.full((1, 2, t, t), 0.01, np.float32)
+    att[0, 0, t - 1, t - 1] = 1.0
+    att[0, 1, 0, 0] = 1.0  # and the first token in the next head
+    cell, margin, gap = viz.OVERVIEW_CELL, 28, 4
+    img = np.asarray(Image.open(io.BytesIO(viz.overview_png(att))).convert("RGB")).astype(int)
+    last = margin + cell - 1
+    first = margin + cell + gap
+    assert img[last, last].sum() < 200  # dark blue, not white
+    assert img[margin, first].sum() < 200
+    assert img[margin, margin].sum() > 600 and img[margin, first + cell - 1].sum() > 600  # the rest stays light

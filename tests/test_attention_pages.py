@@ -1,12 +1,14 @@
 """The attention and causal-mask pages under AppTest, on tiny random models (no network)."""
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
 
-from lab import attention, registry
+from lab import registry
 from lab.causal import TROPHY
 from tests.test_models import fake_hub_cache
 
@@ -33,6 +35,23 @@ def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
         c.clear()
 
 
+@pytest.fixture
+def forwards():
+    """Counts real forward passes: every call of a base transformer (GPT2Model, RobertaModel, ...),
+    through a process-wide module hook, whoever makes the call."""
+    from transformers import PreTrainedModel
+
+    count = {"n": 0}
+
+    def hook(module, args, output):
+        if isinstance(module, PreTrainedModel) and module.base_model is module:
+            count["n"] += 1
+
+    handle = torch.nn.modules.module.register_module_forward_hook(hook)
+    yield count
+    handle.remove()
+
+
 def open_page(page: str, **params) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for k, v in params.items():
@@ -44,17 +63,17 @@ def open_page(page: str, **params) -> AppTest:
     return at
 
 
-def test_attention_page_switching_heads_never_reruns_the_model(tiny_course):
+def test_attention_page_switching_heads_never_reruns_the_model(tiny_course, forwards):
     at = open_page("app_pages/attention.py")
     assert any("32 = 4 heads × 8" in md.value for md in at.markdown)
-    passes = attention.forward_passes()
-    assert passes > 0
+    passes = forwards["n"]
+    assert passes == 1  # one forward pass for the page
     for layer, head in ((1, 0), (1, 3), (0, 2)):
         at.selectbox(key="attn_layer").select(layer).run()
         at.selectbox(key="attn_head").select(head).run()
         at.radio(key="attn_metric").set_value("entropy").run()
         assert not at.exception
-    assert attention.forward_passes() == passes
+    assert forwards["n"] == passes
     assert at.session_state["attn_layer"] == 0 and at.session_state["attn_head"] == 2
     frame = at.dataframe[0].value
     assert len(frame) == 2 * 4 and list(frame.columns) == ["layer", "head", "entropy", "previous", "first", "self"]
@@ -85,17 +104,18 @@ def test_attention_page_window_over_a_long_text(tiny_course, monkeypatch):
     assert not at.exception and any("tokens 10–25 of 41" in c.value for c in at.caption)
 
 
-def test_causal_page_with_and_without_the_mask(tiny_course):
+def test_causal_page_with_and_without_the_mask(tiny_course, forwards):
     at = open_page("app_pages/causal_mask.py")
     assert len(at.subheader) == 2  # with the mask, without it
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["decoder, mask on"] == "0.0"
     assert float(metrics["decoder, mask off"]) > 0
     assert float(metrics["encoder (course-roberta)"]) > 0
-    passes = attention.forward_passes()
+    passes = forwards["n"]
+    assert passes == 5  # mask on, mask off; the trophy pair with each; the encoder
     at.selectbox(key="mask_layer").select(1).run()
     at.selectbox(key="mask_head").select(3).run()
-    assert not at.exception and attention.forward_passes() == passes
+    assert not at.exception and forwards["n"] == passes
 
 
 def test_causal_page_in_portuguese(tiny_course):
@@ -120,9 +140,13 @@ def test_causal_page_portuguese_pair_in_an_english_ui(tiny_course):
 def test_causal_page_bad_trophy_input(tiny_course):
     at = open_page("app_pages/causal_mask.py")
     at.text_input(key="trophy_b").set_value("A cup didn't fit in the suitcase because it was too small.").run()
-    assert not at.exception and any("differ before 'it'" in w.value for w in at.warning)
+    assert not at.exception and any("cannot be compared" in w.value for w in at.warning)
+    assert any("differ before 'it'" in x.value for x in at.text)
     at.text_input(key="trophy_word").set_value("banana").run()
-    assert not at.exception and any("not in sentence a" in w.value for w in at.warning)
+    assert not at.exception and any("not in sentence a" in x.value for x in at.text)
+    at.text_input(key="trophy_a").set_value("The **trophy** $x$ :red[fit].").run()  # shown as typed, not as Markdown
+    assert any("The **trophy** $x$ :red[fit]." in x.value for x in at.text)
+    assert not any("**" in w.value for w in at.warning)
     at.text_input(key="mask_text").set_value("").run()
     assert not at.exception and len(at.info) >= 1
 
@@ -138,3 +162,33 @@ def test_causal_page_with_an_encoder_picked_uses_the_course_decoder(tiny_course)
     at = open_page("app_pages/causal_mask.py", model="course-roberta")
     assert any("is an encoder" in i.value for i in at.info)
     assert {m.label: m.value for m in at.metric}["decoder, mask on"] == "0.0"
+
+
+def test_attention_page_caps_tokens_for_memory(tiny_course, monkeypatch):
+    from ui import attention_data
+
+    monkeypatch.setattr(attention_data, "MEMORY_BYTES", 2 * 4 * 20 * 20 * 4)  # 2 layers x 4 heads x 20^2 floats
+    at = open_page("app_pages/attention.py")
+    at.text_area(key="attn_text").set_value("it was " * 20).run()  # 41 tokens
+    assert not at.exception
+    assert any("First 20 of 41 tokens shown (memory)" in w.value for w in at.warning)
+    assert any("20 tokens" in md.value for md in at.markdown)
+
+
+@pytest.mark.parametrize("budget_mb,encoder", [(1700, "roberta-base"), (1000, "course-roberta")])
+def test_causal_page_default_encoder_fits_beside_the_decoder(tiny_course, tiny_model_dirs, monkeypatch,
+                                                             budget_mb, encoder):
+    """roberta-base (612 MB by the registry) is the default only while it fits beside gpt2 (611 MB)."""
+    fake_hub_cache(tiny_course, "openai-community/gpt2", tiny_model_dirs["gpt2"])
+    fake_hub_cache(tiny_course, "FacebookAI/roberta-base", tiny_model_dirs["roberta"])
+    monkeypatch.setenv("LAB_MEMORY_BUDGET_MB", str(budget_mb))
+    at = open_page("app_pages/causal_mask.py", model="gpt2")
+    assert at.selectbox(key="trophy_encoder").value == encoder
+    assert float({m.label: m.value for m in at.metric}[f"encoder ({encoder})"]) > 0
+
+
+def test_attention_pages_in_portuguese(tiny_course):
+    at = open_page("app_pages/attention.py", lang="pt")
+    assert "token anterior" in at.radio(key="attn_metric").options
+    specs = " ".join(json.dumps(json.loads(c.proto.spec), ensure_ascii=False) for c in at.get("vega_lite_chart"))
+    assert "query (quem olha)" in specs and "cabeça" in specs and "query (looking)" not in specs

@@ -41,6 +41,11 @@ def choose(page, label: str, option: str) -> None:
     wait_idle(page)
 
 
+def wait_for_count(page, selector: str, n: int, timeout_ms: float = 30_000) -> None:
+    """Wait until at least n elements match (Vega charts draw after the script run ends)."""
+    page.wait_for_function(f"document.querySelectorAll({selector!r}).length >= {n}", timeout=timeout_ms)
+
+
 def selected(page, label: str) -> str:
     return page.get_by_role("combobox", name=label).input_value()
 
@@ -49,7 +54,7 @@ def test_attention_page_switches_heads(app_url):
     with chromium() as browser:
         page = open_page(browser, app_url, "Attention heads", '[data-testid="stImage"] img')
         assert page.locator('[data-testid="stImage"] img').evaluate("i => i.complete && i.naturalWidth > 0")
-        assert page.locator('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg').count() >= 2
+        wait_for_count(page, '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg', 2)
         choose(page, "Head", "3")
         choose(page, "Layer", "1")
         assert (selected(page, "Layer"), selected(page, "Head")) == ("1", "3")

@@ -138,3 +138,22 @@ def test_word_position_takes_the_last_token_of_a_word(models):
     pos = causal.word_position(m.tokenizer, text, "troféu")
     texts = attention.token_texts(m.tokenizer, attention.encode(m.tokenizer, text))
     assert "".join(texts[: pos + 1]) == "O troféu"
+
+
+def test_trophy_word_with_spaces_around_it(models):
+    m = models["gpt2"]
+    assert causal.trophy(m.model, m.tokenizer, *EN[:2], " it ") == causal.trophy(m.model, m.tokenizer, *EN[:2], "it")
+
+
+@pytest.mark.parametrize("arch", ["gpt2", "roberta"])
+@pytest.mark.parametrize("word,before", [("🏆", "The 🏆"), ("troféu", "The troféu")])
+def test_trophy_compares_the_last_token_of_a_word_of_several_tokens(models, arch, word, before):
+    """A word of several tokens (🏆 is three byte tokens) is compared at its last token: the
+    position is that of the tokenizer's own last token for the text up to the word."""
+    m = models[arch]
+    a, b = f"The {word} was too big.", f"The {word} was too small."
+    result = causal.trophy(m.model, m.tokenizer, a, b, word)
+    up_to = m.tokenizer(before, add_special_tokens=False)["input_ids"]
+    assert len(attention.token_texts(m.tokenizer, up_to[1:])) >= 2  # the word really is several tokens
+    assert result["position"] == len(up_to) - 1 + (arch == "roberta")  # RoBERTa's <s> comes first
+    assert result["tokens_a"][result["position"] + 1] == " was"

@@ -86,3 +86,15 @@ def test_the_real_entry_point(tiny_model_dirs):
     bad = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.count("\n") == 1 and bad.stderr.startswith("lab: error: the word 'banana'")
+
+
+def test_attention_json_refuses_an_array_over_max_floats(capsys, tiny_model_dirs):
+    path = str(tiny_model_dirs["gpt2"])
+    m = load(path)
+    n = len(m.tokenizer(TEXT)["input_ids"])
+    floats = m.n_layer * m.n_head * n * n
+    assert main(["attention", "--json", "--model", path, "--text", TEXT, "--max-floats", str(floats - 1)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{floats:,} attention weights" in err and "--max-floats" in err
+    out = run_json(capsys, "attention", "--json", "--model", path, "--text", TEXT, "--max-floats", str(floats))
+    assert np.asarray(out["attention"]).size == floats

@@ -1,29 +1,51 @@
-"""Cached forward passes for the attention and causal-mask pages (st.cache_data, keyed by
-model name + text + options). The model comes from ui.model_loader by name, never hashed; widgets
-that only pick a layer or head re-slice these results without another forward pass.
+"""Data and helpers for the attention and causal-mask pages.
+
+Forward passes are cached with st.cache_data, keyed by model name + text + options; the model comes
+from ui.model_loader by name, never hashed. Widgets that only pick a layer, head or colour re-slice
+these results without another forward pass. The pages keep only reading widgets and drawing.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
-from lab import attention, causal
-from ui.model_loader import get_model
+from lab import attention, causal, models
+from lab.causal import TROPHY
+from ui.i18n import lang, t
+from ui.model_loader import get_model, model_cache
 from viz import attention as viz
+
+# The attention page keeps at most this many bytes of weights per text ([layer, head, T, T] float32,
+# one layer at a time): GPT-2 small shows up to 721 tokens, GPT-2 XL 250.
+MEMORY_BYTES = 300_000_000
+BIG_ENCODER, SMALL_ENCODER = "roberta-base", "course-roberta"
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def attention_view(model_name: str, text: str, start: int = 0) -> dict:
-    """One forward pass over text (cut at the model's context): tokens, per-head summaries, the
-    all-heads overview PNG and the weights of the heatmap window [start, start + HEATMAP_MAX)."""
+    """One forward pass over text, processed layer by layer: tokens, per-head summaries, the
+    all-heads overview PNG and the weights of the heatmap window [start, start + HEATMAP_MAX).
+
+    The text is cut at the model's context and at MEMORY_BYTES of weights (`cut` says which).
+    """
     m = get_model(model_name)
     ids = attention.encode(m.tokenizer, text)
-    n_total, ids = len(ids), ids[: m.context]
-    att = attention.attention(m.model, ids)  # (L, H, T, T)
-    window = slice(start, start + viz.HEATMAP_MAX)
-    return {"ids": ids, "n_total": n_total, "tokens": attention.token_texts(m.tokenizer, ids),
-            "summary": attention.head_summary(att), "overview": viz.overview_png(att),
-            "window": att[:, :, window, window].copy(), "split": attention.split(m.model, len(ids))}
+    fits = min(m.context, attention.max_tokens(m.n_layer, m.n_head, MEMORY_BYTES))
+    n_total, ids = len(ids), ids[:fits]
+    cut = None if n_total <= fits else "context" if fits == m.context else "memory"
+    w = slice(start, start + viz.HEATMAP_MAX)
+    side = max(0, min(len(ids) - start, viz.HEATMAP_MAX))
+    window = np.empty((m.n_layer, m.n_head, side, side), np.float32)  # (L, H, W, W)
+    tiles = np.empty((m.n_layer, m.n_head, viz.OVERVIEW_CELL, viz.OVERVIEW_CELL))  # (L, H, cell, cell)
+    summary = []
+    for i, layer in enumerate(attention.attention_by_layer(m.model, ids)):  # (H, T, T), one at a time
+        window[i] = layer[:, w, w]
+        tiles[i] = [viz.overview_tile(head) for head in layer]
+        summary += attention.layer_summary(layer, i)
+    return {"ids": ids, "n_total": n_total, "cut": cut, "tokens": attention.token_texts(m.tokenizer, ids),
+            "summary": summary, "overview": viz.overview_image(tiles), "window": window,
+            "split": attention.split(m.model, len(ids))}
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -42,3 +64,126 @@ def trophy(model_name: str, a: str, b: str, word: str, causal_mask: bool) -> dic
     """lab.causal.trophy on the named model (one batched forward pass)."""
     m = get_model(model_name)
     return causal.trophy(m.model, m.tokenizer, a, b, word, causal=causal_mask)
+
+
+def names() -> dict:
+    """Chart and table titles in the UI language (viz.attention.NAMES keys)."""
+    return {"query": "query", "key": "key", "query_axis": t("query (looking)", "query (quem olha)"),
+            "key_axis": t("key (looked at)", "key (para quem olha)"), "weight": t("weight", "peso"),
+            "layer": t("layer", "camada"), "head": t("head", "cabeça"),
+            "entropy": t("entropy (bits)", "entropia (bits)"), "previous": t("previous token", "token anterior"),
+            "first": t("first token", "primeiro token"), "self": t("itself", "si mesmo"),
+            "diff": t("max |difference|", "máx |diferença|"), "series": t("run", "execução")}
+
+
+def summary_columns() -> dict:
+    """st.dataframe column_config for the per-head table: short translated headers, 3 decimals."""
+    words = names()
+    short = {"entropy": t("entropy", "entropia"), "previous": t("previous", "anterior"),
+             "first": t("first", "primeiro"), "self": t("self", "próprio")}
+    return {"layer": st.column_config.NumberColumn(words["layer"], width=56),
+            "head": st.column_config.NumberColumn(words["head"], width=56),
+            **{c: st.column_config.NumberColumn(label, format="%.3f", help=words[c]) for c, label in short.items()}}
+
+
+def pick_head(source: str, frame) -> None:
+    """Widget callback: open the head clicked in the summary grid or selected in the table."""
+    sel = st.session_state[source].selection
+    rows = sel.get("pick") if source == "attn_grid" else [frame.iloc[i] for i in sel.get("rows", [])]
+    if rows:
+        st.session_state["attn_layer"], st.session_state["attn_head"] = int(rows[0]["layer"]), int(rows[0]["head"])
+
+
+def keep_in_range(sizes: dict[str, int]) -> None:
+    """Reset a layer/head selection (session key -> count) that another model does not have."""
+    for key, size in sizes.items():
+        if st.session_state.get(key, 0) >= size:
+            st.session_state[key] = 0
+
+
+def cut_note(view: dict, m) -> str | None:
+    """Why the attention page shows fewer tokens than the text has, or None."""
+    n, total = len(view["ids"]), view["n_total"]
+    if view["cut"] == "context":
+        return t(f"{m.name} reads at most {m.context} tokens: the first {n} of {total} are used.",
+                 f"{m.name} lê no máximo {m.context} tokens: usamos os primeiros {n} de {total}.")
+    if view["cut"] == "memory":
+        return t(f"First {n} of {total} tokens shown (memory): {m.n_layer} layers × {m.n_head} heads × {n}² "
+                 "weights is as much as this page keeps.",
+                 f"Primeiros {n} de {total} tokens mostrados (memória): {m.n_layer} camadas × {m.n_head} "
+                 f"cabeças × {n}² pesos é o máximo que esta página guarda.")
+    return None
+
+
+def load_pair() -> None:
+    """Widget callback: fill the two sentences and the word from the chosen pair."""
+    a, b, word = TROPHY[st.session_state["trophy_pair"]]
+    st.session_state.update(trophy_a=a, trophy_b=b, trophy_word=word)
+
+
+def pair_picker() -> None:
+    """The trophy pair (English / Portuguese) that fills the sentence inputs, the Portuguese one explained."""
+    if "trophy_a" not in st.session_state:  # first visit: the pair in the UI language
+        st.session_state["trophy_pair"] = lang()
+        load_pair()
+    pair = st.radio(t("Pair", "Par"), ["en", "pt"], format_func={"en": "English", "pt": "Português"}.get,
+                    horizontal=True, key="trophy_pair", on_change=load_pair)
+    if pair == "pt":
+        st.caption(t("In Portuguese the pronoun would give the answer away: \"ele\" is the trophy (o troféu, "
+                     "masculine), \"ela\" the suitcase (a mala, feminine). So the sentence leaves the subject "
+                     "implicit, as Portuguese usually does, and the adjective agrees (\"pequena\" can only be the "
+                     "suitcase). The word compared is the verb \"era\", the last word before the sentences differ.",
+                     "Em português o pronome já entregaria a resposta: \"ele\" é o troféu, \"ela\" é a mala. Por "
+                     "isso a frase omite o sujeito, como o português costuma fazer, e o adjetivo concorda "
+                     "(\"pequena\" só pode ser a mala). Comparamos o verbo \"era\", a última palavra antes de as "
+                     "frases divergirem."))
+
+
+def loss_without_mask(views: dict) -> None:
+    """The next-token loss without the mask against with it (views: mask on/off -> mask_view), explained."""
+    if False not in views or views[True]["loss"] is None:
+        return
+    a, b = views[True]["loss"], views[False]["loss"]
+    st.metric(t("Next-token loss without the mask (nats)", "Perda do próximo token sem a máscara (nats)"),
+              f"{b:.3f}", f"{b - a:+.3f} " + t(f"vs {a:.3f} with it", f"vs {a:.3f} com ela"), delta_color="inverse")
+    st.caption(t("Without the mask each position can also see the very token it must predict, so this loss "
+                 "stops being an honest score: lower means leakage, not skill; higher means the model, trained "
+                 "with the mask, never learned to read the future.",
+                 "Sem a máscara cada posição também vê o próprio token que deve prever, então esta perda deixa "
+                 "de ser uma medida honesta: menor é vazamento, não habilidade; maior mostra que o modelo, "
+                 "treinado com a máscara, nunca aprendeu a ler o futuro."))
+
+
+def default_encoder() -> str:
+    """roberta-base when it is downloaded and fits in the model cache beside the models held now
+    (so it never pushes the decoder out and back in on every rerun); otherwise the course encoder."""
+    cache = model_cache()
+    if not models.is_available(BIG_ENCODER):
+        return SMALL_ENCODER
+    if BIG_ENCODER in cache or cache.used_bytes + models.estimate_bytes(BIG_ENCODER) <= cache.budget:
+        return BIG_ENCODER
+    return SMALL_ENCODER
+
+
+def trophy_series(decoder: str, encoder: str, a: str, b: str, word: str, masks) -> dict[str, list[float]]:
+    """Per-layer max |difference| of the word's row: the decoder with each mask setting, then the encoder.
+
+    Raises ValueError (TrophyError, a model that cannot load) with a message for the page to show.
+    """
+    series = {}
+    for on in masks:
+        label = t("decoder, mask on", "decoder, com máscara") if on else t("decoder, mask off", "decoder, sem máscara")
+        series[label] = trophy(decoder, a, b, word, on)["per_layer"]
+    if models.is_available(encoder):
+        series[f"encoder ({encoder})"] = trophy(encoder, a, b, word, False)["per_layer"]
+    else:
+        st.info(t(f"{encoder} is not downloaded here: pick it once in the sidebar to download it.",
+                  f"{encoder} não está baixado aqui: escolha-o uma vez na barra lateral para baixá-lo."))
+    return series
+
+
+def show_problem(e: Exception) -> None:
+    """A message that may quote the reader's sentences: a fixed warning, then the text as plain text
+    (st.text: no Markdown, no HTML), so `**`, `$` or `:red[...]` in a sentence stay as typed."""
+    st.warning(t("These sentences cannot be compared:", "Não dá para comparar estas frases:"))
+    st.text(str(e))

@@ -16,11 +16,22 @@ import pandas as pd
 from PIL import Image, ImageDraw
 
 HEATMAP_MAX = 64  # tokens per axis a heatmap shows legibly
+OVERVIEW_CELL = 56  # pixels per head in the all-heads overview
 CELL_TEXT_PX = 20  # cells at least this many pixels wide also print their value
 AXES_PX = 170  # what axis labels, legend and title take from a chart's size
 MASKED_COLOUR = "#d4d4d8"
 MINUS_INF = "−∞"
 DIVERGING = ("purpleorange", "redblue", "blueorange")  # dark at both ends
+# Axis, legend and tooltip titles; pages pass their own (translated) `names` to override any.
+NAMES = {"query": "query", "key": "key", "query_axis": "query (looking)", "key_axis": "key (looked at)",
+         "weight": "weight", "layer": "layer", "head": "head", "entropy": "entropy (bits)",
+         "previous": "previous token", "first": "first token", "self": "itself",
+         "diff": "max |difference|", "series": "run"}
+
+
+def _names(names: dict | None) -> dict:
+    """NAMES with the caller's overrides."""
+    return {**NAMES, **(names or {})}
 
 
 def _axis(title: str, labels: list[str], offset: int) -> alt.Axis:
@@ -59,18 +70,21 @@ def grid_frame(values: np.ndarray, labels: list[str], offset: int = 0, diverging
 
 
 def heatmap(values: np.ndarray, labels: list[str], title: str = "", offset: int = 0,
-            value_title: str = "weight", scheme: str = "blues", size: int = 560, digits: int = 2) -> alt.Chart:
+            value_title: str | None = None, scheme: str = "blues", size: int = 560, digits: int = 2,
+            names: dict | None = None) -> alt.Chart:
     """One head as query x key cells (mark_rect + mark_text); −∞ cells grey, value on hover.
 
     `values` is (Q, K) for tokens offset..offset+Q; `labels` their axis labels; `size` the whole
     chart's pixels. Cells print their value when they are wide enough to read.
     """
+    words = _names(names)
+    value_title = value_title or words["weight"]
     df = grid_frame(values, labels, offset, diverging=scheme in DIVERGING, digits=digits)
     n = max(values.shape)
     base = alt.Chart(df, title=title).encode(
-        x=alt.X("key:O", axis=_axis("key (looked at)", labels, offset)),
-        y=alt.Y("query:O", axis=_axis("query (looking)", labels, offset)),
-        tooltip=[alt.Tooltip("query_token:N", title="query"), alt.Tooltip("key_token:N", title="key"),
+        x=alt.X("key:O", axis=_axis(words["key_axis"], labels, offset)),
+        y=alt.Y("query:O", axis=_axis(words["query_axis"], labels, offset)),
+        tooltip=[alt.Tooltip("query_token:N", title=words["query"]), alt.Tooltip("key_token:N", title=words["key"]),
                  alt.Tooltip("text:N", title=value_title)])
     cells = base.transform_filter("!datum.masked").mark_rect().encode(
         color=alt.Color("value:Q", title=value_title, scale=alt.Scale(scheme=scheme)))
@@ -99,22 +113,28 @@ def _shrink(a: np.ndarray, n: int) -> np.ndarray:
     return sums / np.outer(counts, counts)
 
 
-def overview_png(att: np.ndarray, cell: int = 56, gap: int = 4, margin: int = 28) -> bytes:
-    """Every head of att [layer, head, T, T] as a small image in a layer x head grid; PNG bytes.
+def overview_tile(a: np.ndarray, cell: int = OVERVIEW_CELL) -> np.ndarray:
+    """One head's (T, T) weights as a (cell, cell) image in [0, 1], scaled to its own maximum.
 
-    Each head is scaled to its own maximum so its pattern shows; long texts are block-averaged.
+    Every token shows: longer texts are block-averaged down to cell tokens; shorter ones are
+    enlarged by index mapping (pixel p shows token p * T // cell), never cut.
     """
-    n_layer, n_head, t, _ = att.shape
+    a = _shrink(a.astype(np.float64), cell)  # (n, n), n <= cell
+    idx = np.arange(cell) * a.shape[0] // cell  # (cell,): the token under each pixel
+    tile = a[np.ix_(idx, idx)]  # (cell, cell)
+    top = tile.max()
+    return tile / top if top > 0 else tile
+
+
+def overview_image(tiles: np.ndarray, gap: int = 4, margin: int = 28) -> bytes:
+    """Tiles [layer, head, cell, cell] (overview_tile) laid out in a layer x head grid; PNG bytes."""
+    n_layer, n_head, cell, _ = tiles.shape
     step = cell + gap
     img = np.full((margin + n_layer * step, margin + n_head * step, 3), 255, np.uint8)
     for layer in range(n_layer):
         for head in range(n_head):
-            a = _shrink(att[layer, head].astype(np.float64), cell)
-            a = a / a.max() if a.max() > 0 else a
-            reps = int(np.ceil(cell / a.shape[0]))
-            tile = np.kron(a, np.ones((reps, reps)))[:cell, :cell]  # nearest-neighbour upscale
             y, x = margin + layer * step, margin + head * step
-            img[y:y + tile.shape[0], x:x + tile.shape[1]] = _ramp(tile)
+            img[y:y + cell, x:x + cell] = _ramp(tiles[layer, head])
     picture = Image.fromarray(img)
     draw = ImageDraw.Draw(picture)
     for layer in range(n_layer):
@@ -126,30 +146,44 @@ def overview_png(att: np.ndarray, cell: int = 56, gap: int = 4, margin: int = 28
     return buf.getvalue()
 
 
+def overview_png(att: np.ndarray, cell: int = OVERVIEW_CELL) -> bytes:
+    """Every head of att [layer, head, T, T] as a small image in a layer x head grid; PNG bytes."""
+    return overview_image(np.array([[overview_tile(h, cell) for h in layer] for layer in att]))
+
+
 def summary_frame(rows: list[dict]) -> pd.DataFrame:
     """The per-head summaries (lab.attention.head_summary) as a sortable DataFrame."""
     return pd.DataFrame(rows, columns=["layer", "head", "entropy", "previous", "first", "self"])
 
 
-def summary_grid(frame: pd.DataFrame, metric: str, title: str = "") -> alt.Chart:
+def summary_grid(frame: pd.DataFrame, metric: str, title: str = "", names: dict | None = None) -> alt.Chart:
     """Layer x head cells coloured by one per-head summary; click a cell to pick that head."""
+    words = _names(names)
     pick = alt.selection_point(name="pick", fields=["layer", "head"], on="click")
     return alt.Chart(frame, title=title).mark_rect(stroke="#fff").encode(
-        x=alt.X("head:O"), y=alt.Y("layer:O"),
-        color=alt.Color(f"{metric}:Q", scale=alt.Scale(scheme="viridis")),
+        x=alt.X("head:O", title=words["head"], axis=alt.Axis(labelAngle=0)), y=alt.Y("layer:O", title=words["layer"]),
+        color=alt.Color(f"{metric}:Q", title=words[metric], scale=alt.Scale(scheme="viridis")),
         opacity=alt.condition(pick, alt.value(1.0), alt.value(0.55)),
-        tooltip=["layer", "head", alt.Tooltip(f"{metric}:Q", format=".3f")],
+        tooltip=[alt.Tooltip("layer:O", title=words["layer"]), alt.Tooltip("head:O", title=words["head"]),
+                 alt.Tooltip(f"{metric}:Q", title=words[metric], format=".3f")],
     ).add_params(pick).properties(width=alt.Step(26), height=alt.Step(20))
 
 
-def diff_bars(series: dict[str, list[float]], title: str = "") -> alt.Chart:
+def diff_text(d: float, digits: int = 3) -> str:
+    """A max |difference| to read at a glance: an exact zero as 0.0, anything else never rounded to 0."""
+    return "0.0" if d == 0 else f"{d:.{digits}g}"
+
+
+def diff_bars(series: dict[str, list[float]], title: str = "", names: dict | None = None) -> alt.Chart:
     """Per-layer max |difference|, one bar group per layer, one colour per series; exact zeros labelled."""
-    df = pd.DataFrame([{"series": name, "layer": i, "diff": d, "text": "0.0" if d == 0 else f"{d:.1e}"}
+    words = _names(names)
+    df = pd.DataFrame([{"series": name, "layer": i, "diff": d, "text": diff_text(d, 2)}
                        for name, values in series.items() for i, d in enumerate(values)])
     base = alt.Chart(df, title=title).encode(
-        x=alt.X("layer:O"), xOffset="series:N",
-        y=alt.Y("diff:Q", title="max |difference|"),
-        tooltip=["series", "layer", alt.Tooltip("text:N", title="max |difference|")])
+        x=alt.X("layer:O", title=words["layer"], axis=alt.Axis(labelAngle=0)), xOffset="series:N",
+        y=alt.Y("diff:Q", title=words["diff"]),
+        tooltip=[alt.Tooltip("series:N", title=words["series"]), alt.Tooltip("layer:O", title=words["layer"]),
+                 alt.Tooltip("text:N", title=words["diff"])])
     bars = base.mark_bar().encode(color=alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom")))
     text = base.transform_filter("datum.diff == 0").mark_text(dy=-6, fontSize=9).encode(text="text:N")  # exact 0
     return (bars + text).properties(height=260)

@@ -1,15 +1,19 @@
 """`python -m lab attention` and `python -m lab trophy`: attention weights and the trophy experiment.
 
-    python -m lab attention --json --model M --text T [--no-causal]      (or --file FILE, '-' = stdin)
+    python -m lab attention --json --model M --text T [--no-causal] [--max-floats N]  (or --file FILE)
     python -m lab trophy --json --model M [--no-causal] [--pair pt] [--a TEXT --b TEXT --word it]
 
 The ids are exactly what the model's tokenizer gives: nothing is prepended (see docs/attention.md).
+`attention --json` prints layers x heads x T x T floats; above MAX_FLOATS (20M: GPT-2 small at 372
+tokens, ~0.4 GB of JSON) it refuses with exit 2 unless --max-floats allows more.
 """
 
 from __future__ import annotations
 
 from lab.cli import LabError, print_json, print_table, read_text
 from lab.cli.common import add_model_argument, load_model_arg
+
+MAX_FLOATS = 20_000_000  # attention --json refuses bigger arrays unless --max-floats says otherwise
 
 
 def register(sub) -> None:
@@ -21,6 +25,8 @@ def register(sub) -> None:
     src.add_argument("--file", metavar="FILE", help="read the text from a UTF-8 file ('-' = stdin)")
     p.add_argument("--no-causal", action="store_true", help="run a decoder without its causal mask")
     p.add_argument("--json", action="store_true", help="print JSON (the full array)")
+    p.add_argument("--max-floats", type=int, default=MAX_FLOATS, metavar="N",
+                   help=f"largest array --json prints, layers x heads x tokens^2 (default {MAX_FLOATS:,})")
     p.set_defaults(run=run_attention)
 
     p = sub.add_parser("trophy", help="attention row of a word in two sentences: bit for bit equal?")
@@ -45,6 +51,11 @@ def run_attention(args) -> int:
     ids = lab.encode(loaded.tokenizer, text)
     if len(ids) > loaded.context:
         raise LabError(f"the text is {len(ids)} tokens; {loaded.name} takes at most {loaded.context}")
+    floats = loaded.n_layer * loaded.n_head * len(ids) ** 2
+    if args.json and floats > args.max_floats:
+        raise LabError(f"{len(ids)} tokens make {floats:,} attention weights ({loaded.n_layer} layers x "
+                       f"{loaded.n_head} heads x {len(ids)}^2), more than --max-floats {args.max_floats:,}; "
+                       "shorten the text or raise --max-floats")
     try:
         att = lab.attention(loaded.model, ids, causal=not args.no_causal)
     except ValueError as e:  # MaskUnsupported (GPT-1 without its mask), too long
