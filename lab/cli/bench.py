@@ -15,7 +15,12 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    import os
+
     from lab.benchmarks import MODULES
+
+    # No progress bars from saving and loading the benchmark models: stderr stays for real errors.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
     mods = [m for m in MODULES if not args.only or args.only in m.rsplit(".", 1)[-1]]
     if not mods:
