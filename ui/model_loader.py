@@ -1,4 +1,4 @@
-"""The app's one shared model cache (the only `st.cache_resource`): every page gets its model here.
+"""The app's one shared model cache (the only Streamlit resource cache in the code): every page gets its model here.
 
 `get_model(name_or_path)` goes through one process-wide `ModelCache` (one load per model however
 many sessions ask; a memory budget with LRU eviction). `current_model()` is the model chosen in the
