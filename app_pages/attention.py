@@ -7,6 +7,7 @@ from lab.causal import TROPHY
 from ui import attention_data as data
 from ui.i18n import lang, t
 from ui.model_loader import current_model
+from ui.state import persist
 from viz import attention as viz
 
 st.title(t("Attention, head by head", "Atenção, cabeça por cabeça"))
@@ -17,7 +18,8 @@ st.write(t("Each token asks a question (query) of every token it may see (keys) 
            "ponderada dos valores deles. Cada linha de uma cabeça soma 1: um orçamento fixo. Aqui está "
            "cada cabeça de cada camada, de uma única passada do modelo pelo seu texto."))
 m = current_model()
-text = st.text_area(t("Text", "Texto"), TROPHY[lang()][0], key="attn_text", height=80)
+persist("attn_text", TROPHY[lang()][0])
+text = st.text_area(t("Text", "Texto"), key="attn_text", height=80)
 if not text.strip():
     st.info(t("Type some text to see its attention.", "Digite um texto para ver a atenção dele."))
     st.stop()
@@ -35,6 +37,8 @@ st.markdown(t(f"**Split:** {s['n_embd']} = {s['n_head']} heads × {s['head_dim']
               f"{n} tokens. Each layer: x {tuple(s['x'])} → Q, K, V each {tuple(s['q'])} → scores {tuple(s['scores'])}.",
               f"**Divisão:** {s['n_embd']} = {s['n_head']} cabeças × {s['head_dim']} dimensões; {s['n_layer']} camadas, "
               f"{n} tokens. Cada camada: x {tuple(s['x'])} → Q, K, V, cada um {tuple(s['q'])} → scores {tuple(s['scores'])}."))
+for key, default in (("attn_layer", 0), ("attn_head", 0), ("attn_metric", "previous")):
+    persist(key, default)
 data.keep_in_range({"attn_layer": s["n_layer"], "attn_head": s["n_head"]})
 frame = viz.summary_frame(view["summary"])
 
@@ -60,7 +64,7 @@ with left:
                      "ficam legíveis); a visão geral e a tabela cobrem todos."))
     st.altair_chart(viz.heatmap(view["window"][layer, head], labels(view["tokens"])[start:start + shown], offset=start,
                                 title=t(f"Layer {layer}, head {head}", f"Camada {layer}, cabeça {head}"),
-                                names=words), width="content")
+                                names=words))  # fills its column, never spills into the next
     st.caption(t("Every head, one row each: click a row to open it; click a column to sort (\"previous\" finds the "
                  "previous-token heads).", "Cada cabeça, uma linha: clique numa linha para abri-la; clique numa "
                  "coluna para ordenar (\"anterior\" acha as cabeças do token anterior)."))

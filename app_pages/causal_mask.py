@@ -8,6 +8,7 @@ from lab.causal import TROPHY
 from ui import attention_data as data
 from ui.i18n import lang, t
 from ui.model_loader import current_model, get_model
+from ui.state import persist
 from viz import attention as viz
 
 st.title(t("The causal mask, on and off", "A máscara causal, ligada e desligada"))
@@ -22,10 +23,14 @@ if m.kind != "decoder":
     st.info(t(f"{m.name} is an encoder: it has no causal mask. Using the course decoder, {models.DEFAULT_OFFLINE}.",
               f"{m.name} é um encoder: não tem máscara causal. Usando o decoder do curso, {models.DEFAULT_OFFLINE}."))
     m = get_model(models.DEFAULT_OFFLINE)
-text = st.text_input(t("Sentence", "Frase"), TROPHY[lang()][0], key="mask_text")
+persist("mask_text", TROPHY[lang()][0])
+text = st.text_input(t("Sentence", "Frase"), key="mask_text")
 if not text.strip():
     st.info(t("Type a sentence.", "Digite uma frase."))
     st.stop()
+for key in ("mask_layer", "mask_head"):
+    persist(key, 0)
+data.keep_in_range({"mask_layer": m.n_layer, "mask_head": m.n_head})
 c1, c2 = st.columns(2)
 layer = c1.selectbox(t("Layer", "Camada"), range(m.n_layer), key="mask_layer")
 head = c2.selectbox(t("Head", "Cabeça"), range(m.n_head), key="mask_head")
@@ -33,7 +38,9 @@ views, words = {True: data.mask_view(m.name, text, True)}, data.names()
 try:
     views[False] = data.mask_view(m.name, text, False)
 except ValueError as e:  # GPT-1's mask is built into every layer
-    st.warning(t(f"Without the mask: not available for this model ({e}).", f"Sem a máscara: indisponível ({e})."))
+    st.warning(t(f"Without the mask: not available for this model ({e}).",
+                 f"Sem a máscara: indisponível para {m.name}, que embute a máscara causal em cada camada de "
+                 "atenção; tirá-la exigiria alterar o modelo compartilhado, o que este app nunca faz."))
 if views[True]["n_total"] > viz.HEATMAP_MAX:
     st.caption(t(f"Showing the first {viz.HEATMAP_MAX} tokens.", f"Mostrando os primeiros {viz.HEATMAP_MAX} tokens."))
 for on, v in views.items():
@@ -55,8 +62,8 @@ c1, c2, c3 = st.columns([5, 5, 1])
 a, b = c1.text_input("A", key="trophy_a"), c2.text_input("B", key="trophy_b")
 word = c3.text_input(t("Word", "Palavra"), key="trophy_word")
 encoders = [n for n, i in registry.REGISTRY.items() if i.kind == "encoder"]
-encoder = st.selectbox(t("Encoder beside it", "Encoder ao lado"), encoders, encoders.index(data.default_encoder()),
-                       key="trophy_encoder")
+persist("trophy_encoder", data.default_encoder())
+encoder = st.selectbox(t("Encoder beside it", "Encoder ao lado"), encoders, key="trophy_encoder")
 try:
     series = data.trophy_series(m.name, encoder, a, b, word, views)
 except ValueError as e:  # TrophyError (quotes the sentences), a model that cannot load

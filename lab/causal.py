@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from lab.attention import each_layer, encode, kind, run, stack, token_texts
+from lab.attention import context, each_layer, encode, kind, run, stack, token_texts
 
 # The course's example, and a natural Portuguese pair. Portuguese drops the subject pronoun, and
 # if written it would already answer ("ele" = o troféu, "ela" = a mala); the adjective agrees too
@@ -26,7 +26,15 @@ TROPHY = {
 
 
 class TrophyError(ValueError):
-    """The two sentences cannot be compared at the word (missing, or they differ before it)."""
+    """The two sentences cannot be compared at the word (missing, or they differ before it).
+
+    `reason` ("empty_word", "empty_text", "missing", "differ", "too_long") and `details` let a UI
+    write the message in its own language; str(e) is the English one-liner the CLI prints.
+    """
+
+    def __init__(self, message: str, reason: str = "", **details):
+        super().__init__(message)
+        self.reason, self.details = reason, details
 
 
 def layer_scores(model, hidden, layer: int):
@@ -90,7 +98,8 @@ def word_position(tokenizer, text: str, word: str, which: str = "the sentence") 
     found = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text)
     if not found:
         short = text if len(text) <= 60 else text[:57] + "..."
-        raise TrophyError(f"the word {word!r} is not in {which} ({short!r})")
+        raise TrophyError(f"the word {word!r} is not in {which} ({short!r})", "missing",
+                          word=word, which=which, short=short)
     offsets = tokenizer(text, return_offsets_mapping=True)["offset_mapping"]
     return max(i for i, (s, e) in enumerate(offsets) if s < found.end() and e > found.start())
 
@@ -104,17 +113,21 @@ def trophy(model, tokenizer, a: str, b: str, word: str = "it", causal: bool = Tr
     """
     word = word.strip()
     if not word:
-        raise TrophyError("the word to compare is empty")
+        raise TrophyError("the word to compare is empty", "empty_word")
     try:
         ids_a, ids_b = encode(tokenizer, a), encode(tokenizer, b)
     except ValueError:
-        raise TrophyError("both sentences need some text") from None
+        raise TrophyError("both sentences need some text", "empty_text") from None
     pos, pos_b = word_position(tokenizer, a, word, "sentence a"), word_position(tokenizer, b, word, "sentence b")
     if pos != pos_b or ids_a[: pos + 1] != ids_b[: pos + 1]:
         i = next(i for i in range(max(pos, pos_b) + 1) if ids_a[i:i + 1] != ids_b[i:i + 1])
         ta, tb = (token_texts(tokenizer, ids[i:i + 1]) or ["(end)"] for ids in (ids_a, ids_b))
         raise TrophyError(f"the sentences differ before {word!r} (token {i}: {ta[0]!r} vs {tb[0]!r}); "
-                          "they must share every token up to and including the word")
+                          "they must share every token up to and including the word", "differ",
+                          word=word, token=i, a=ta[0], b=tb[0])
+    if (n := max(len(ids_a), len(ids_b))) > context(model):
+        raise TrophyError(f"{n} tokens is more than the model's context of {context(model)}", "too_long",
+                          tokens=n, context=context(model))
     out = run(model, [ids_a, ids_b], causal=causal)
     per_layer = [float(np.abs(layer[0, :, pos, :] - layer[1, :, pos, :]).max())  # (H, T): the word's row
                  for layer in each_layer(out)]  # layer: (2, H, T, T)

@@ -192,3 +192,50 @@ def test_attention_pages_in_portuguese(tiny_course):
     assert "token anterior" in at.radio(key="attn_metric").options
     specs = " ".join(json.dumps(json.loads(c.proto.spec), ensure_ascii=False) for c in at.get("vega_lite_chart"))
     assert "query (quem olha)" in specs and "cabeça" in specs and "query (looking)" not in specs
+
+
+def test_attention_page_keeps_text_and_head_across_a_page_switch(tiny_course):
+    at = open_page("app_pages/attention.py")
+    at.text_area(key="attn_text").set_value("meu próprio texto 🏆").run()
+    at.selectbox(key="attn_layer").select(1).run()
+    at.selectbox(key="attn_head").select(3).run()
+    at.radio(key="attn_metric").set_value("entropy").run()
+    at.switch_page("app_pages/home.py").run()
+    at.switch_page("app_pages/attention.py").run()
+    assert not at.exception
+    assert at.text_area(key="attn_text").value == "meu próprio texto 🏆"
+    assert (at.selectbox(key="attn_layer").value, at.selectbox(key="attn_head").value) == (1, 3)
+    assert at.radio(key="attn_metric").value == "entropy"
+
+
+def test_causal_page_keeps_its_inputs_across_a_page_switch_and_an_emptied_sentence(tiny_course):
+    at = open_page("app_pages/causal_mask.py")
+    b = "The trophy didn't fit in the suitcase because it was too heavy."
+    at.text_input(key="mask_text").set_value("Uma frase minha.").run()
+    at.selectbox(key="mask_head").select(2).run()
+    at.text_input(key="trophy_b").set_value(b).run()
+    at.switch_page("app_pages/home.py").run()
+    at.switch_page("app_pages/causal_mask.py").run()
+    assert not at.exception
+    assert at.text_input(key="mask_text").value == "Uma frase minha." and at.selectbox(key="mask_head").value == 2
+    assert at.text_input(key="trophy_b").value == b and at.text_input(key="trophy_word").value == "it"
+    at.text_input(key="mask_text").set_value("").run()  # the page stops before the trophy inputs
+    at.text_input(key="mask_text").set_value("De novo.").run()
+    assert not at.exception and at.text_input(key="trophy_b").value == b
+    assert at.text_input(key="trophy_a").value == TROPHY["en"][0]
+    assert {m.label: m.value for m in at.metric}["decoder, mask on"] == "0.0"
+
+
+def test_causal_page_explains_bad_trophy_input_in_portuguese(tiny_course):
+    at = open_page("app_pages/causal_mask.py", lang="pt")
+    at.text_input(key="trophy_word").set_value("banana").run()
+    assert not at.exception and any("compara" in w.value for w in at.warning)
+    assert any("não está na frase A" in x.value for x in at.text)
+    at.text_input(key="trophy_word").set_value("era").run()
+    at.text_input(key="trophy_b").set_value("A taça não coube na mala porque era pequena demais.").run()
+    assert any("divergem antes de 'era'" in x.value for x in at.text)
+    long = "O troféu não coube na mala porque era " + "muito " * 80
+    at.text_input(key="trophy_a").set_value(long + "grande.").run()
+    at.text_input(key="trophy_b").set_value(long + "pequena.").run()  # more tokens than the tiny model's 64
+    assert not at.exception and any("é mais do que o contexto do modelo (64 tokens)" in x.value for x in at.text)
+    assert not any(w in x.value for x in at.text for w in ("not in", "differ", "more than"))

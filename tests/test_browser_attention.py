@@ -55,6 +55,11 @@ def test_attention_page_switches_heads(app_url):
         page = open_page(browser, app_url, "Attention heads", '[data-testid="stImage"] img')
         assert page.locator('[data-testid="stImage"] img').evaluate("i => i.complete && i.naturalWidth > 0")
         wait_for_count(page, '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg', 2)
+        # The heatmap (legend included) stays inside its column instead of sliding under "All heads".
+        column = page.locator('[data-testid="stColumn"]').filter(has=page.get_by_text("Layer 0, head 0")).last
+        heatmap = column.locator('[data-testid="stVegaLiteChart"]').first
+        drawn = heatmap.evaluate("e => Math.max(...[...e.querySelectorAll('*')].map(c => c.getBoundingClientRect().right))")
+        assert drawn <= column.bounding_box()["x"] + column.bounding_box()["width"] + 1
         choose(page, "Head", "3")
         choose(page, "Layer", "1")
         assert (selected(page, "Layer"), selected(page, "Head")) == ("1", "3")

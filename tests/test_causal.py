@@ -157,3 +157,13 @@ def test_trophy_compares_the_last_token_of_a_word_of_several_tokens(models, arch
     assert len(attention.token_texts(m.tokenizer, up_to[1:])) >= 2  # the word really is several tokens
     assert result["position"] == len(up_to) - 1 + (arch == "roberta")  # RoBERTa's <s> comes first
     assert result["tokens_a"][result["position"] + 1] == " was"
+
+
+def test_trophy_too_long_is_a_trophy_error_with_details(models):
+    """Past the context: a TrophyError (the UI translates it from reason + details), not a bare ValueError."""
+    m = models["gpt2"]
+    long = "it was " + "very " * m.model.config.n_positions
+    with pytest.raises(causal.TrophyError, match="more than the model's context") as e:
+        causal.trophy(m.model, m.tokenizer, long + "big.", long + "small.", "it")
+    assert e.value.reason == "too_long" and e.value.details["context"] == m.model.config.n_positions
+    assert e.value.details["tokens"] > m.model.config.n_positions

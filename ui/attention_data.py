@@ -11,9 +11,10 @@ import numpy as np
 import streamlit as st
 
 from lab import attention, causal, models
-from lab.causal import TROPHY
-from ui.i18n import lang, t
+from lab.causal import TROPHY, TrophyError
+from ui.i18n import lang, num, t
 from ui.model_loader import get_model, model_cache
+from ui.state import persist
 from viz import attention as viz
 
 # The attention page keeps at most this many bytes of weights per text ([layer, head, T, T] float32,
@@ -69,7 +70,7 @@ def trophy(model_name: str, a: str, b: str, word: str, causal_mask: bool) -> dic
 def names() -> dict:
     """Chart and table titles in the UI language (viz.attention.NAMES keys)."""
     return {"query": "query", "key": "key", "query_axis": t("query (looking)", "query (quem olha)"),
-            "key_axis": t("key (looked at)", "key (para quem olha)"), "weight": t("weight", "peso"),
+            "key_axis": t("key (looked at)", "key (quem é olhado)"), "weight": t("weight", "peso"),
             "layer": t("layer", "camada"), "head": t("head", "cabeça"),
             "entropy": t("entropy (bits)", "entropia (bits)"), "previous": t("previous token", "token anterior"),
             "first": t("first token", "primeiro token"), "self": t("itself", "si mesmo"),
@@ -105,13 +106,13 @@ def cut_note(view: dict, m) -> str | None:
     """Why the attention page shows fewer tokens than the text has, or None."""
     n, total = len(view["ids"]), view["n_total"]
     if view["cut"] == "context":
-        return t(f"{m.name} reads at most {m.context} tokens: the first {n} of {total} are used.",
-                 f"{m.name} lê no máximo {m.context} tokens: usamos os primeiros {n} de {total}.")
+        return t(f"{m.name} reads at most {num(m.context)} tokens: the first {num(n)} of {num(total)} are used.",
+                 f"{m.name} lê no máximo {num(m.context)} tokens: usamos os primeiros {num(n)} de {num(total)}.")
     if view["cut"] == "memory":
-        return t(f"First {n} of {total} tokens shown (memory): {m.n_layer} layers × {m.n_head} heads × {n}² "
-                 "weights is as much as this page keeps.",
-                 f"Primeiros {n} de {total} tokens mostrados (memória): {m.n_layer} camadas × {m.n_head} "
-                 f"cabeças × {n}² pesos é o máximo que esta página guarda.")
+        return t(f"First {num(n)} of {num(total)} tokens shown (memory): {m.n_layer} layers × {m.n_head} heads × "
+                 f"{num(n)}² weights is as much as this page keeps.",
+                 f"Primeiros {num(n)} de {num(total)} tokens mostrados (memória): {m.n_layer} camadas × {m.n_head} "
+                 f"cabeças × {num(n)}² pesos é o máximo que esta página guarda.")
     return None
 
 
@@ -122,10 +123,16 @@ def load_pair() -> None:
 
 
 def pair_picker() -> None:
-    """The trophy pair (English / Portuguese) that fills the sentence inputs, the Portuguese one explained."""
-    if "trophy_a" not in st.session_state:  # first visit: the pair in the UI language
-        st.session_state["trophy_pair"] = lang()
+    """The trophy pair (English / Portuguese) that fills the sentence inputs, the Portuguese one explained.
+
+    The pair, both sentences and the word keep what the reader typed across page switches and reruns
+    that stop before drawing them (an emptied sentence above).
+    """
+    if "trophy_a" not in st.session_state and "trophy_a_saved" not in st.session_state:  # first visit
+        st.session_state["trophy_pair"] = lang()  # the pair in the UI language
         load_pair()
+    for key in ("trophy_pair", "trophy_a", "trophy_b", "trophy_word"):
+        persist(key, "")
     pair = st.radio(t("Pair", "Par"), ["en", "pt"], format_func={"en": "English", "pt": "Português"}.get,
                     horizontal=True, key="trophy_pair", on_change=load_pair)
     if pair == "pt":
@@ -145,7 +152,7 @@ def loss_without_mask(views: dict) -> None:
         return
     a, b = views[True]["loss"], views[False]["loss"]
     st.metric(t("Next-token loss without the mask (nats)", "Perda do próximo token sem a máscara (nats)"),
-              f"{b:.3f}", f"{b - a:+.3f} " + t(f"vs {a:.3f} with it", f"vs {a:.3f} com ela"), delta_color="inverse")
+              f"{b:.3f}", f"{b - a:+.3f} " + t(f"vs {a:.3f} with it", f"vs {a:.3f} com ela"), delta_color="off")  # neither direction is "better": see the caption
     st.caption(t("Without the mask each position can also see the very token it must predict, so this loss "
                  "stops being an honest score: lower means leakage, not skill; higher means the model, trained "
                  "with the mask, never learned to read the future.",
@@ -182,8 +189,28 @@ def trophy_series(decoder: str, encoder: str, a: str, b: str, word: str, masks) 
     return series
 
 
+def problem_text(e: Exception) -> str:
+    """The reason two sentences cannot be compared, in the UI language (from TrophyError's details)."""
+    if lang() != "pt" or not isinstance(e, TrophyError):
+        return str(e)
+    d = e.details
+    if e.reason == "empty_word":
+        return "a palavra a comparar está vazia"
+    if e.reason == "empty_text":
+        return "as duas frases precisam de algum texto"
+    if e.reason == "missing":
+        which = {"sentence a": "na frase A", "sentence b": "na frase B"}.get(d["which"], "na frase")
+        return f"a palavra {d['word']!r} não está {which} ({d['short']!r})"
+    if e.reason == "differ":
+        return (f"as frases divergem antes de {d['word']!r} (token {d['token']}: {d['a']!r} vs {d['b']!r}); "
+                "elas precisam ter os mesmos tokens até a palavra, inclusive")
+    if e.reason == "too_long":
+        return f"{num(d['tokens'])} tokens é mais do que o contexto do modelo ({num(d['context'])} tokens)"
+    return str(e)
+
+
 def show_problem(e: Exception) -> None:
     """A message that may quote the reader's sentences: a fixed warning, then the text as plain text
     (st.text: no Markdown, no HTML), so `**`, `$` or `:red[...]` in a sentence stay as typed."""
     st.warning(t("These sentences cannot be compared:", "Não dá para comparar estas frases:"))
-    st.text(str(e))
+    st.text(problem_text(e))
