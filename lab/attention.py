@@ -21,10 +21,10 @@ from collections.abc import Iterator
 import numpy as np
 
 from lab.encodings import _byte_decoder
+from lab.models import context_of, kind_of
 
-# Architectures (config.model_type) that decode left to right, and those that can drop the mask
-# through a 4D attention_mask alone (checked in transformers 5.24's modeling code).
-DECODERS = ("gpt2", "openai-gpt")
+# Decoders (config.model_type) that can drop the causal mask through a 4D attention_mask alone
+# (checked in transformers 5.24's modeling code).
 NO_MASK_OK = ("gpt2",)
 FLOAT32 = 4  # bytes per attention weight
 
@@ -34,17 +34,13 @@ class MaskUnsupported(ValueError):
 
 
 def kind(model) -> str:
-    """'decoder' (causal, left to right) or 'encoder' (bidirectional), from the config."""
-    cfg = model.config
-    return "decoder" if cfg.model_type in DECODERS or getattr(cfg, "is_decoder", False) else "encoder"
+    """'decoder' (causal, left to right) or 'encoder' (bidirectional): the loader's rule."""
+    return kind_of(model.config)
 
 
 def context(model) -> int:
-    """How many tokens the model can take at once (RoBERTa reserves 2 position slots for padding)."""
-    cfg = model.config
-    if hasattr(cfg, "n_positions"):
-        return int(cfg.n_positions)
-    return int(cfg.max_position_embeddings) - 2
+    """How many tokens the model can take at once: the loader's rule."""
+    return context_of(model.config)
 
 
 def shapes(model) -> dict:

@@ -15,8 +15,7 @@ from pathlib import Path
 N_MERGES = 7935
 VOCAB_SIZE = 256 + N_MERGES + 1  # 8192: the BPE tokens plus <|endoftext|>
 EOT = VOCAB_SIZE - 1  # <|endoftext|>: document separator, bos and eos of the decoder
-ENC_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
-ENC_OFFSET = len(ENC_SPECIALS)
+ENC_OFFSET = 4  # <s> <pad> </s> <unk> (lab.encodings.ROBERTA_SPECIALS)
 ENC_VOCAB_SIZE = ENC_OFFSET + EOT + 1  # 8196: specials, the BPE tokens, <mask>
 ENC_BOS, ENC_PAD, ENC_EOS, ENC_UNK = range(ENC_OFFSET)
 ENC_MASK = ENC_VOCAB_SIZE - 1
@@ -47,17 +46,11 @@ def decoder_tokenizer():
 
 def encoder_tokenizer():
     """RobertaTokenizerFast on the same BPE: specials first, BPE ids + ENC_OFFSET, <mask> last."""
-    from transformers import RobertaTokenizerFast
+    from lab.encodings import hf_roberta_tokenizer
 
-    from lab.encodings import gpt2_files
-
-    gpt2_vocab, merges = gpt2_files()
-    vocab = {tok: i for i, tok in enumerate(ENC_SPECIALS)}
-    vocab.update({tok: i + ENC_OFFSET for tok, i in gpt2_vocab.items() if i < EOT})
-    vocab["<mask>"] = ENC_MASK
-    return RobertaTokenizerFast(vocab=vocab, merges=list(merges[:N_MERGES]), bos_token="<s>",
-                                eos_token="</s>", sep_token="</s>", cls_token="<s>", unk_token="<unk>",
-                                pad_token="<pad>", mask_token="<mask>", model_max_length=CONTEXT)
+    tok = hf_roberta_tokenizer(n_merges=N_MERGES)
+    tok.model_max_length = CONTEXT
+    return tok
 
 
 def to_encoder_ids(ids):

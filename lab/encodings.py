@@ -136,3 +136,26 @@ def hf_gpt2_tokenizer(n_merges: int | None = None):
         vocab[ENDOFTEXT] = size
     return GPT2TokenizerFast(vocab=dict(vocab), merges=list(merges), unk_token=ENDOFTEXT,
                              bos_token=ENDOFTEXT, eos_token=ENDOFTEXT)
+
+
+ROBERTA_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")  # ids 0-3, as in RoBERTa (pad must be 1)
+
+
+def hf_roberta_tokenizer(n_merges: int | None = None):
+    """A RobertaTokenizerFast on GPT-2's BPE laid out as RoBERTa's vocabulary is.
+
+    <s> <pad> </s> <unk> take ids 0-3 (RoBERTa's position ids assume pad = 1), GPT-2's ids follow
+    shifted by 4 (with n_merges, only the first 256 + n_merges: the BPE tokens of the cut
+    vocabulary), and <mask> comes last.
+    """
+    from transformers import RobertaTokenizerFast
+
+    gpt2_vocab, merges = gpt2_files()
+    size = len(gpt2_vocab) if n_merges is None else 256 + n_merges
+    vocab = {tok: i for i, tok in enumerate(ROBERTA_SPECIALS)}
+    vocab.update({tok: i + len(ROBERTA_SPECIALS) for tok, i in gpt2_vocab.items() if i < size})
+    vocab["<mask>"] = len(vocab)
+    merges = merges if n_merges is None else merges[:n_merges]
+    return RobertaTokenizerFast(vocab=vocab, merges=list(merges), bos_token="<s>", eos_token="</s>",
+                                sep_token="</s>", cls_token="<s>", unk_token="<unk>",
+                                pad_token="<pad>", mask_token="<mask>")

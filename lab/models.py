@@ -233,6 +233,19 @@ def _one_line(e: BaseException) -> str:
 
 # ---------------------------------------------------------------- loading
 
+def kind_of(config) -> str:
+    """'encoder' (bidirectional, masked LM) or 'decoder' (causal, left to right), from a config."""
+    return "encoder" if config.model_type in ENCODER_TYPES else "decoder"
+
+
+def context_of(config) -> int:
+    """How many tokens the model takes at once (RoBERTa-style positions start after the pad id)."""
+    context = config.max_position_embeddings
+    if config.model_type in PAD_OFFSET_TYPES:
+        context -= (config.pad_token_id or 0) + 1
+    return int(context)
+
+
 def _source(name_or_path: str) -> tuple[str, str, dict]:
     """(name, what from_pretrained reads, its kwargs), downloading a hub model first if needed."""
     info = registry.REGISTRY.get(name_or_path)
@@ -271,7 +284,7 @@ def load(name_or_path: str) -> Loaded:
 
     try:
         config = AutoConfig.from_pretrained(source, **kw)
-        kind = "encoder" if config.model_type in ENCODER_TYPES else "decoder"
+        kind = kind_of(config)
         auto = AutoModelForMaskedLM if kind == "encoder" else AutoModelForCausalLM
         model = auto.from_pretrained(source, config=config, attn_implementation="eager",
                                      dtype=torch.float32, **kw)
@@ -280,9 +293,6 @@ def load(name_or_path: str) -> Loaded:
         raise ModelUnavailable(f"cannot load {name}: {_one_line(e)}") from e
     model.eval()
     model.requires_grad_(False)
-    context = config.max_position_embeddings
-    if config.model_type in PAD_OFFSET_TYPES:
-        context -= (config.pad_token_id or 0) + 1
-    return Loaded(name=name, model=model, tokenizer=tokenizer, kind=kind, context=int(context),
+    return Loaded(name=name, model=model, tokenizer=tokenizer, kind=kind, context=context_of(config),
                   n_layer=config.num_hidden_layers, n_head=config.num_attention_heads,
                   n_embd=config.hidden_size)

@@ -9,31 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lab.encodings import gpt2_files, hf_gpt2_tokenizer
+from lab.encodings import hf_gpt2_tokenizer, hf_roberta_tokenizer
 
 ARCHS = ("gpt2", "openai-gpt", "roberta")
 SIZES = {
     "tiny": dict(n_layer=2, n_head=4, n_embd=32, n_positions=64),
     "small": dict(n_layer=12, n_head=12, n_embd=768, n_positions=1024),
 }
-ROBERTA_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
-
-
-def roberta_tokenizer():
-    """A RobertaTokenizerFast on GPT-2's BPE laid out as RoBERTa's: <s> <pad> </s> <unk> first
-    (so pad is id 1, which RoBERTa's position embeddings rely on), GPT-2's tokens, <mask> last."""
-    from transformers import RobertaTokenizerFast
-
-    gpt2_vocab, merges = gpt2_files()
-    vocab = {tok: i for i, tok in enumerate(ROBERTA_SPECIALS[:4])}
-    for tok, _ in sorted(gpt2_vocab.items(), key=lambda kv: kv[1]):
-        vocab.setdefault(tok, len(vocab))
-    vocab["<mask>"] = len(vocab)
-    return RobertaTokenizerFast(vocab=vocab, merges=list(merges), bos_token="<s>", eos_token="</s>",
-                                sep_token="</s>", cls_token="<s>", unk_token="<unk>",
-                                pad_token="<pad>", mask_token="<mask>")
-
-
 def build(arch: str, size: str = "tiny", seed: int = 0):
     """(model, tokenizer) with random weights for `arch` at `size`, in eval mode."""
     import torch
@@ -57,7 +39,7 @@ def build(arch: str, size: str = "tiny", seed: int = 0):
         tok = hf_gpt2_tokenizer()  # GPT-1's own BPE is not shipped offline; shapes are what matter
         model = OpenAIGPTLMHeadModel(OpenAIGPTConfig(vocab_size=len(tok), **s))
     else:
-        tok = roberta_tokenizer()
+        tok = hf_roberta_tokenizer()
         cfg = RobertaConfig(vocab_size=len(tok), num_hidden_layers=s["n_layer"],
                             num_attention_heads=s["n_head"], hidden_size=s["n_embd"],
                             intermediate_size=4 * s["n_embd"],
