@@ -21,10 +21,10 @@ LOG="$OUT/train.log"
   nvidia-smi -L || true
   $PY -c "import torch, transformers, numpy, PIL; print('torch', torch.__version__, 'transformers', transformers.__version__, 'numpy', numpy.__version__, 'Pillow', PIL.__version__, 'cuda', torch.cuda.is_available())"
   echo "== preflight: smoke preset on the device, training + evaluation (seconds)"
-  $PY -m lab.train --preset smoke --corpus corpus --out runs/gpu-smoke --device auto --eval-windows 8 \
+  $PY -m lab.course.train --preset smoke --corpus corpus --out runs/gpu-smoke --device auto --eval-windows 8 \
     || { echo "preflight failed; not starting the real run"; exit 3; }
   echo "== real run: preset $PRESET, $MINUTES min per model"
-  $PY -m lab.train --preset "$PRESET" --minutes "$MINUTES" --corpus corpus --out "$RUN" --device auto
+  $PY -m lab.course.train --preset "$PRESET" --minutes "$MINUTES" --corpus corpus --out "$RUN" --device auto
   status=$?
   if [ ! -f "$RUN/results.json" ] && [ -d "$RUN/course-gpt2" ]; then
     echo "== evaluation failed on the GPU; retrying on the CPU"

@@ -11,7 +11,7 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 @pytest.fixture(scope="session")
 def tiny_model_dirs(tmp_path_factory):
     """{"gpt2": dir, "openai-gpt": dir, "roberta": dir}: tiny random models with tokenizer files."""
-    from lab import random_models
+    from lab.testing import random_models
 
     root = tmp_path_factory.mktemp("tiny_models")
     return {arch: random_models.save(arch, root / arch) for arch in random_models.ARCHS}

@@ -1,4 +1,4 @@
-"""Real-browser test machinery (see lab/browser.py), plus the skip-or-fail rule for tests.
+"""Real-browser test machinery (see lab/testing/browser.py), plus the skip-or-fail rule for tests.
 
     with streamlit_server() as url, chromium() as browser:
         page = new_page(browser)            # page.dialogs collects any alert/confirm/prompt
@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from lab.browser import (  # noqa: F401  (re-exported for the tests)
+from lab.testing.browser import (  # noqa: F401  (re-exported for the tests)
     CHROMIUM,
     CHROMIUM_ARGS,
     IDLE,

@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from lab import corpus
-from lab import course_tokenizer as ct
+from lab.course import corpus
+from lab.course import tokenizer as ct
 
 # ---------------------------------------------------------------- cleaners
 
@@ -146,7 +146,8 @@ def tiny_corpus(tmp_path_factory):
 def test_smoke_training_writes_loadable_models_and_results(tiny_corpus, tmp_path):
     from PIL import Image
 
-    from lab import models, train
+    from lab import models
+    from lab.course import train
 
     out = tmp_path / "run"
     results = train.run("smoke", tiny_corpus, out, device="cpu", log=lambda s: None)

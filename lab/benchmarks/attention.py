@@ -3,7 +3,7 @@
 1. `lab.attention.attention(model, ids)` (explicit 4D mask, weights stacked into one float32
    array) against a bare eager forward of the same base model with `output_attentions=True`,
    both under torch.inference_mode, 128 tokens, GPT-2 small's shapes with random weights
-   (lab.random_models, size "small"). Target ratio 1.2.
+   (lab.testing.random_models, size "small"). Target ratio 1.2.
 2. The all-heads overview (viz.attention.overview_png: 12 x 12 heads x 64 x 64 tokens, as the
    attention page draws it) opened in headless Chromium, from navigation until the image has
    loaded, against a bare Streamlit page (a title) measured the same way in the same run.
@@ -31,7 +31,8 @@ def _forward() -> tuple[dict, np.ndarray]:
     """The forward-pass benchmark entry, and 64-token attention of the same model for the overview."""
     import torch
 
-    from lab import attention, random_models
+    from lab import attention
+    from lab.testing import random_models
 
     model, _ = random_models.build("gpt2", "small")
     model.set_attn_implementation("eager")  # a private model: changing it here is fine
@@ -50,7 +51,7 @@ def _forward() -> tuple[dict, np.ndarray]:
 
 def _render(att: np.ndarray) -> dict:
     """Median seconds from navigation to a finished page: the overview page vs the bare page."""
-    from lab.browser import IDLE, chromium, streamlit_server
+    from lab.testing.browser import IDLE, chromium, streamlit_server
 
     name = "attention: all-heads overview (12 x 12 heads, 64 tokens) vs a bare page, rendered in Chromium"
     with tempfile.TemporaryDirectory() as tmp:
@@ -76,7 +77,7 @@ def _render(att: np.ndarray) -> dict:
 
 def benchmarks() -> list[dict]:
     forward, att = _forward()
-    from lab.browser import browser_missing
+    from lab.testing.browser import browser_missing
 
     missing = browser_missing()
     if missing:

@@ -8,7 +8,7 @@
    every weight, measured in a fresh process, against the weights' bytes plus that process's
    baseline: torch and GPT-2's modeling code imported and run once on a micro model (so kernel
    code is paged in), no weights. Target ratio 1.2.
-The model has random weights and GPT-2 small's real shapes (lab.random_models, size "small").
+The model has random weights and GPT-2 small's real shapes (lab.testing.random_models, size "small").
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def _rss(model_dir: Path) -> dict:
 def benchmarks() -> list[dict]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from lab import models, random_models
+    from lab import models
+    from lab.testing import random_models
 
     with tempfile.TemporaryDirectory() as tmp:
         d = random_models.save("gpt2", Path(tmp) / "gpt2-small", size="small")

@@ -12,7 +12,7 @@ def run_corpus(args) -> int:
     """Assemble the bilingual corpus from Debian packages and print its statistics."""
     import shutil
 
-    from lab import corpus
+    from lab.course import corpus
 
     if not shutil.which("apt-get") or not shutil.which("dpkg"):
         raise LabError("building the corpus needs apt-get and dpkg (a Debian or Ubuntu system)")
@@ -38,7 +38,7 @@ def _check_corpus(path: str) -> None:
 
 def run_train(args) -> int:
     """Train the decoder and/or encoder, save them, evaluate; print the results summary."""
-    from lab import train
+    from lab.course import train
 
     _check_corpus(args.corpus)
     models = tuple(m for m in args.models.split(",") if m)
@@ -53,7 +53,7 @@ def run_train(args) -> int:
 
 def run_eval(args) -> int:
     """Evaluate saved course models on the held-out split (results.json and PNGs in --dir)."""
-    from lab import course_eval
+    from lab.course import evaluate as course_eval
 
     _check_corpus(args.corpus)
     if not (Path(args.dir) / "course-gpt2").exists() and not (Path(args.dir) / "course-roberta").exists():
@@ -69,7 +69,7 @@ def run_eval(args) -> int:
 
 def register(sub) -> None:
     """Add the corpus, train and course-eval commands."""
-    from lab.train import add_arguments
+    from lab.course.train import add_arguments
 
     p = sub.add_parser("corpus", help="assemble the bilingual EN + PT-BR corpus from Debian packages")
     p.add_argument("--out", default="corpus", help="output directory (text, tokens, stats.json)")

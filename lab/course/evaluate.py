@@ -13,7 +13,7 @@ import json
 import math
 from pathlib import Path
 
-from lab import course_tokenizer as ct
+from lab.course import tokenizer as ct
 
 PROMPTS = {"en": "The Debian system is", "pt": "O sistema Debian é"}
 HEAD_WINDOWS, HEAD_LEN = 32, 128
@@ -105,12 +105,11 @@ def masked_accuracy(model, train_np, test_np, length: int, seed: int = 0, batch:
     import numpy as np
     import torch
 
-    from lab.train import encoder_rows
 
     device = next(model.parameters()).device
     body = np.bincount(train_np[train_np != ct.EOT], minlength=ct.VOCAB_SIZE)
     top = int(body.argmax()) + ct.ENC_OFFSET
-    rows = encoder_rows(_windows(torch.from_numpy(test_np.astype(np.int64)), length - 2, limit))
+    rows = ct.encoder_rows(_windows(torch.from_numpy(test_np.astype(np.int64)), length - 2, limit))
     gen = torch.Generator().manual_seed(seed)
     chosen = (torch.rand(rows.shape, generator=gen) < 0.15) & (rows >= ct.ENC_OFFSET)
     right = total = right_base = 0
@@ -189,8 +188,7 @@ def heatmap_png(dec, enc, dtok, scores_dec, scores_enc, test_np, path: Path) -> 
     import numpy as np
     import torch
 
-    from lab import plots
-    from lab.train import encoder_rows
+    from lab.course import plots
 
     ends = np.flatnonzero(test_np == ct.EOT)
     start = next((int(e) + 1 for e in ends if np.all(test_np[e + 1: e + 25] != ct.EOT)), 0)
@@ -202,7 +200,7 @@ def heatmap_png(dec, enc, dtok, scores_dec, scores_enc, test_np, path: Path) -> 
         b = scores_dec[f"best_{name}"]
         panels.append((f"decoder L{b['layer']}H{b['head']} {name} {b['score']:.2f}",
                        A[b["layer"], 0, b["head"]].tolist(), labels))
-    Ae = attention(enc, encoder_rows(snippet))[:, :, :, 1:-1, 1:-1]  # drop <s>, </s> from view
+    Ae = attention(enc, ct.encoder_rows(snippet))[:, :, :, 1:-1, 1:-1]  # drop <s>, </s> from view
     b = scores_enc["best_previous"]
     panels.append((f"encoder L{b['layer']}H{b['head']} previous {b['score']:.2f}",
                    Ae[b["layer"], 0, b["head"]].tolist(), labels))
@@ -211,7 +209,7 @@ def heatmap_png(dec, enc, dtok, scores_dec, scores_enc, test_np, path: Path) -> 
 
 def curve_png(training: dict, path: Path) -> Path:
     """Training and held-out loss against tokens seen, one panel per model."""
-    from lab import plots
+    from lab.course import plots
 
     panels = []
     for kind in ("decoder", "encoder"):
@@ -232,7 +230,6 @@ def run(out: str | Path, corpus: str | Path, device: str = "cpu", training: dict
     import numpy as np
     import torch
 
-    from lab.train import encoder_rows
 
     out, corpus = Path(out), Path(corpus)
     if training is None and (out / "training.json").exists():
@@ -255,7 +252,7 @@ def run(out: str | Path, corpus: str | Path, device: str = "cpu", training: dict
         enc, _ = load(out / "course-roberta", "encoder", device)
         T = enc.config.max_position_embeddings - 2
         acc = masked_accuracy(enc, tokens["train"], tokens["test"], T, limit=limit)
-        rows = encoder_rows(_windows(torch.from_numpy(tokens["test"].astype(np.int64)), min(HEAD_LEN, T) - 2,
+        rows = ct.encoder_rows(_windows(torch.from_numpy(tokens["test"].astype(np.int64)), min(HEAD_LEN, T) - 2,
                                      HEAD_WINDOWS))
         results["encoder"] = {"masked": acc, "heads": head_scores(enc, rows)}
         log(f"encoder: masked accuracy {acc['accuracy']:.3f} vs most-frequent-token "

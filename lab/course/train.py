@@ -1,7 +1,7 @@
 """Train the course's small offline models: a GPT-2 decoder and its RoBERTa-style encoder sibling.
 
-Both read the pre-tokenized corpus that lab.corpus writes (corpus/tokens/*.npy, uint16 ids of
-lab.course_tokenizer) and its tokenizer files, so a run needs only numpy, torch and transformers.
+Both read the pre-tokenized corpus that lab.course.corpus writes (corpus/tokens/*.npy, uint16 ids of
+lab.course.tokenizer) and its tokenizer files, so a run needs only numpy, torch and transformers.
 The decoder learns next-token prediction on random windows of the training stream; the encoder
 learns masked-token prediction (15% of tokens: 80% <mask>, 10% random, 10% kept) on the same
 windows. AdamW, linear warmup then cosine decay, gradient clipping, a fixed seed, and the
@@ -10,7 +10,7 @@ A wall-clock budget (--minutes) is turned into a fixed step count after a short 
 so the cosine schedule completes and the run cannot overrun; the step count is logged, and
 `--steps N` reruns it deterministically.
 
-Run: python -m lab.train --preset gpu --corpus corpus --out runs/gpu   (or `python -m lab train`)
+Run: python -m lab.course.train --preset gpu --corpus corpus --out runs/gpu   (or `python -m lab train`)
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from lab import course_tokenizer as ct
+from lab.course import tokenizer as ct
 
 PRESETS = {
     # seconds on a laptop CPU: used by the tests on a tiny corpus
@@ -108,24 +108,13 @@ def mask_tokens(ids, gen):
     return inputs, labels
 
 
-def encoder_rows(x):
-    """Decoder-id windows (B, T-2) -> encoder ids (B, T): <s> window </s>, <|endoftext|> -> </s>."""
-    import torch
-
-    body = ct.to_encoder_ids(x)
-    B = x.shape[0]
-    bos = torch.full((B, 1), ct.ENC_BOS, dtype=body.dtype, device=x.device)
-    eos = torch.full((B, 1), ct.ENC_EOS, dtype=body.dtype, device=x.device)
-    return torch.cat([bos, body, eos], dim=1)
-
-
 def encoder_batch(stream, gen, cfg: dict):
     """(input_ids, labels) of B random masked windows, `seq` tokens each with <s> and </s>."""
     import torch
 
     B, T = cfg["batch"], cfg["seq"]
     starts = torch.randint(0, len(stream) - T, (B,), generator=gen).to(stream.device)
-    return mask_tokens(encoder_rows(windows(stream, starts, T - 2)), gen)
+    return mask_tokens(ct.encoder_rows(windows(stream, starts, T - 2)), gen)
 
 
 def held_out(kind: str, stream, cfg: dict, seed: int = 0):
@@ -135,7 +124,7 @@ def held_out(kind: str, stream, cfg: dict, seed: int = 0):
     T = cfg["seq"] if kind == "decoder" else cfg["seq"] - 2
     n = max(1, min(cfg["eval_windows"], len(stream) // T))
     x = windows(stream, torch.arange(n, device=stream.device) * T, T)
-    rows = x if kind == "decoder" else encoder_rows(x)
+    rows = x if kind == "decoder" else ct.encoder_rows(x)
     gen = torch.Generator().manual_seed(seed)
     batches = []
     for i in range(0, n, cfg["batch"]):
@@ -337,7 +326,7 @@ def run(preset: str, corpus: str | Path, out: str | Path, device: str = "auto", 
     (out / "training.json").write_text(json.dumps(training, indent=1) + "\n")
     results = {"training": training}
     if evaluate:
-        from lab import course_eval
+        from lab.course import evaluate as course_eval
 
         results = course_eval.run(out, corpus, device=device, training=training, limit=eval_windows,
                                   log=log)
@@ -345,7 +334,7 @@ def run(preset: str, corpus: str | Path, out: str | Path, device: str = "auto", 
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The training command's options (shared by `python -m lab train` and `python -m lab.train`)."""
+    """The training command's options (shared by `python -m lab train` and `python -m lab.course.train`)."""
     p.add_argument("--preset", choices=tuple(PRESETS), default="cpu", help="model size and budget")
     p.add_argument("--corpus", default="corpus", help="directory written by `python -m lab corpus`")
     p.add_argument("--out", default="runs/latest", help="where models, results and PNGs go")
@@ -360,8 +349,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of `python -m lab.train` (works without the lab CLI's other commands)."""
-    p = argparse.ArgumentParser(prog="python -m lab.train", description=__doc__.splitlines()[0])
+    """Entry point of `python -m lab.course.train` (works without the lab CLI's other commands)."""
+    p = argparse.ArgumentParser(prog="python -m lab.course.train", description=__doc__.splitlines()[0])
     add_arguments(p)
     a = p.parse_args(argv)
     models = tuple(m for m in a.models.split(",") if m)

@@ -60,6 +60,17 @@ def to_encoder_ids(ids):
     return out
 
 
+def encoder_rows(x):
+    """Decoder-id windows (B, T-2) -> encoder ids (B, T): <s> window </s>, <|endoftext|> -> </s>."""
+    import torch
+
+    body = to_encoder_ids(x)
+    B = x.shape[0]
+    bos = torch.full((B, 1), ENC_BOS, dtype=body.dtype, device=x.device)
+    eos = torch.full((B, 1), ENC_EOS, dtype=body.dtype, device=x.device)
+    return torch.cat([bos, body, eos], dim=1)
+
+
 def save_tokenizers(path: str | Path) -> None:
     """Write both tokenizers' files to path/gpt2 and path/roberta (the GPU run loads these)."""
     path = Path(path)

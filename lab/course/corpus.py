@@ -4,7 +4,7 @@
 unpacks it with `dpkg -x`, turns HTML / roff / fortune / plain-text files into prose paragraphs,
 drops code-like lines, dedupes paragraphs, groups them into documents, shuffles the documents
 with a fixed seed, holds out a test split, and writes text, uint16 token arrays (see
-lab.course_tokenizer) and statistics (with the package versions used) under `out_dir`.
+lab.course.tokenizer) and statistics (with the package versions used) under `out_dir`.
 The cleaners are pure functions of a string, so the tests need no Debian package.
 """
 
@@ -354,7 +354,7 @@ def write_corpus(train: list[dict], test: list[dict], out: Path) -> dict:
     <|endoftext|>; per-language test streams too) plus both tokenizers; return token counts."""
     import numpy as np
 
-    from lab import course_tokenizer as ct
+    from lab.course import tokenizer as ct
 
     (out / "tokens").mkdir(parents=True, exist_ok=True)
     enc = ct.encoding()
@@ -378,7 +378,7 @@ def write_corpus(train: list[dict], test: list[dict], out: Path) -> dict:
 
 def build(out_dir: str | Path = "corpus", work_dir: str | Path = "build/corpus-work", log=print) -> dict:
     """Assemble, split, tokenize and describe the corpus; return the statistics written."""
-    from lab import course_tokenizer as ct
+    from lab.course import tokenizer as ct
 
     out, work = Path(out_dir), Path(work_dir)
     docs, versions = collect(work, log)
