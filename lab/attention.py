@@ -1,5 +1,7 @@
 """Attention weights of every layer and head, from one forward pass: [layer, head, query, key].
 
+For the attention page (chapters 03, 04) and, through lab.causal, the causal-mask page.
+
 The ids are exactly what the model's tokenizer gives (`tokenizer(text)`): nothing is prepended for
 GPT-2 or GPT-1, and RoBERTa sees its own <s> ... </s>. So every number reproduces with plain
 transformers code, and GPT-2's habit of parking attention on the first token (an "attention

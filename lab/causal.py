@@ -1,5 +1,7 @@
 """The causal mask, taken apart: scores before softmax, weights after, the trophy experiment, the loss.
 
+For the causal-mask page (chapters 04, 11).
+
 Scores are recomputed from the model's own pieces (the layer's `c_attn` on the hidden state that
 enters the layer, from `output_hidden_states`), so the page can show q·k/√d with −∞ above the
 diagonal; their softmax is the model's attention (the tests check it). Everything here calls

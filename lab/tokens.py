@@ -1,5 +1,7 @@
 """What tokenization costs: token counts per encoding, one record per token, the Portuguese premium.
 
+For the tokens page (chapter 01) and `python -m lab tokens | premium`.
+
 Counting runs tiktoken once over the whole text per encoding (`encode_ordinary`, so a user's
 "<|endoftext|>" is plain text); words are whitespace-separated (`str.split()`). Ratios that would
 divide by zero (no words, no tokens, no English tokens) are None, shown as "—" and JSON null.

@@ -259,8 +259,8 @@ def test_importing_the_registry_and_loader_module_does_not_import_torch():
 
 def test_loading_benchmark_memory_entry_states_its_unit(monkeypatch, tiny_model_dirs):
     """The memory entry keeps the project_s/reference_s keys of every entry, but says GiB twice."""
-    from lab.testing import random_models
     from lab.benchmarks import loading
+    from lab.testing import random_models
 
     gib = 2**30
     monkeypatch.setattr(random_models, "save", lambda arch, path, size: tiny_model_dirs["gpt2"])
