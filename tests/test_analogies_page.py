@@ -1,0 +1,180 @@
+"""The analogies page under AppTest: presets on the shipped course models, bad words, both languages."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from lab import embeddings, registry
+from lab.embeddings import PRESETS
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGE = "app_pages/analogies.py"
+
+
+def _clear():
+    from ui import analogies_data
+    from ui.model_loader import model_cache
+
+    for c in (model_cache, analogies_data.analogy_query, analogies_data.neighbour_query):
+        c.clear()
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """The shipped course models (real, offline), fresh caches, no hub."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    _clear()
+    yield
+    _clear()
+
+
+@pytest.fixture
+def tiny_course(monkeypatch, tiny_model_dirs, fresh):
+    """course-gpt2 / course-roberta are tiny random models (GPT-2's full 50,257-token BPE)."""
+    for name, arch in (("course-gpt2", "gpt2"), ("course-roberta", "roberta")):
+        info = registry.info(name)
+        monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(info, path=str(tiny_model_dirs[arch])))
+
+
+def open_page(**params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metrics(at) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_no_forward_pass_and_view_widgets_reuse_the_scores(tiny_course, tiny_model_dirs, monkeypatch):
+    from transformers import PreTrainedModel
+
+    from lab.models import load
+
+    count = {"forward": 0, "scores": 0}
+
+    def hook(module, args, output):
+        if isinstance(module, PreTrainedModel) and module.base_model is module:
+            count["forward"] += 1
+
+    scores = embeddings.analogy_scores
+
+    def counted(*a, **kw):
+        count["scores"] += 1
+        return scores(*a, **kw)
+
+    monkeypatch.setattr(embeddings, "analogy_scores", counted)
+    handle = torch.nn.modules.module.register_module_forward_hook(hook)
+    try:
+        load(str(tiny_model_dirs["gpt2"])).model(torch.tensor([[1, 2]]))
+        assert count["forward"] == 1  # the hook is live
+        at = open_page()
+        assert count["forward"] == 1  # the page ran no forward pass
+        assert count["scores"] == 1 and len(at.get("vega_lite_chart")) == 3
+        at.toggle(key="an_exclude").set_value(False).run()
+        at.slider(key="an_k").set_value(5).run()
+        at.text_input(key="an_expected").set_value("woman").run()
+        assert not at.exception and count["scores"] == 1  # view-only: the cached scores re-sliced
+        assert metrics(at)["Expected word's rank, inputs excluded"] == "—"
+        at.radio(key="an_method").set_value("mul").run()
+        assert count["scores"] == 2 and count["forward"] == 1
+    finally:
+        handle.remove()
+
+
+def test_every_preset_on_course_gpt2(fresh):
+    at = open_page()
+    seen = {}
+    for key in PRESETS:
+        at.selectbox(key="an_preset").select(key).run()
+        assert not at.exception, key
+        seen[key] = (metrics(at), [w.value for w in at.warning], [s.value for s in at.success],
+                     [x.value for x in at.text])
+    m, warn, ok, text = seen["king"]  # " queen" is two tokens on the course model: said so
+    assert any("expected word is 2 tokens on course-gpt2" in w for w in warn) and "' qu' + 'een'" in text[0]
+    m, warn, ok, text = seen["rei"]  # the Portuguese words break on tokenization
+    assert any("A word is 2 tokens" in w for w in warn) and "' rei' → ' re' + 'i'" in text
+    for key in ("users", "removed", "smaller", "de_e"):
+        m, warn, ok, _ = seen[key]
+        assert m["Expected word's rank, inputs excluded"] == "1" and ok, key
+    assert seen["users"][0]["Top answer"] == "␣users"
+    assert seen["users"][0]["Expected word's rank, inputs included"] == "2"  # " user" (c) comes first
+    m, warn, ok, _ = seen["package"]  # the mean of Portuguese pieces: third, said so
+    assert m["Expected word's rank, inputs excluded"] == "3" and any("ranks 3" in w for w in warn)
+    assert at.toggle(key="an_mean").value is True
+
+
+def test_encoder_presets_agree_with_the_cli_numbers(fresh, capsys):
+    from lab.cli import main
+
+    at = open_page(model="course-roberta")
+    at.selectbox(key="an_preset").select("package").run()
+    assert main(["analogy", "--json", "--model", "course-roberta", "file", "arquivo", "pacote", "--mean-pieces",
+                 "--expected", "package"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    m = metrics(at)
+    assert m["Expected word's rank, inputs excluded"] == str(cli["expected"]["rank"]) == "2"
+    assert m["Top answer"] == cli["results"][0]["token"].replace(" ", "␣")
+
+
+def test_multi_token_word_and_the_mean_of_pieces(tiny_course):
+    at = open_page()
+    at.text_input(key="an_c").set_value("rainha").run()
+    assert not at.exception and any("A word is 2 tokens" in w.value for w in at.warning)
+    assert any("' rainha' → ' rain' + 'ha'" in x.value for x in at.text)
+    assert len(at.metric) == 0
+    at.toggle(key="an_mean").set_value(True).run()
+    assert not at.exception and any("Approximation" in i.value for i in at.info)
+    assert len(at.metric) == 3
+    table = at.dataframe[0].value
+    assert list(table["tokens"]) == [1, 1, 2] and table["pieces"][2] == "␣rain + ha"
+
+
+def test_empty_boxes(tiny_course):
+    at = open_page()
+    at.text_input(key="an_b").set_value("   ").run()
+    assert not at.exception and any("Type a word in each box" in i.value for i in at.info)
+    at.text_input(key="an_word").set_value("").run()
+    assert not at.exception and sum("Type a word in each box" in i.value for i in at.info) == 2
+    at.text_input(key="an_b").set_value("man").run()
+    at.text_input(key="an_expected").set_value("").run()  # no expected word: no verdict, no rank
+    assert not at.exception and metrics(at)["Expected word's rank, inputs excluded"] == "—"
+
+
+def test_portuguese_ui(fresh, monkeypatch):
+    from ui import analogies_data
+
+    # AppTest formats the preset labels in the test's thread, which has no session (so no ?lang=pt).
+    monkeypatch.setattr(analogies_data, "t", lambda en, pt: pt)
+    at = open_page(lang="pt")
+    assert at.title[0].value == "Analogias de embeddings"
+    assert any("a palavra esperada tem 2 tokens" in w.value.lower() for w in at.warning)
+    at.selectbox(key="an_preset").select("users").run()
+    assert any("vem em primeiro" in s.value for s in at.success)
+    specs = " ".join(json.dumps(json.loads(c.proto.spec), ensure_ascii=False) for c in at.get("vega_lite_chart"))
+    assert "pontuação" in specs and "guardam" in specs and "keep" not in specs
+
+
+def test_user_text_stays_plain_and_state_survives_a_page_switch(tiny_course):
+    at = open_page()
+    at.text_input(key="an_a").set_value("**bold** :red[x]").run()
+    assert not at.exception
+    assert any("' **bold** :red[x]' → " in x.value for x in at.text)  # several tokens: quoted as typed
+    assert not any("bold" in w.value for w in [*at.warning, *at.markdown, *at.info])
+    at.text_input(key="an_a").set_value("queen").run()
+    at.toggle(key="an_space").set_value(False).run()
+    at.slider(key="an_k").set_value(7).run()
+    at.switch_page("app_pages/home.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.text_input(key="an_a").value == "queen" and at.toggle(key="an_space").value is False
+    assert at.slider(key="an_k").value == 7
