@@ -26,7 +26,7 @@ def decoder():
 
 def unigram_perplexity(ids: list[int]) -> float:
     """Add-one unigram perplexity of ids[1:] under the training split's token counts."""
-    data = json.loads((DATA / "course_unigram_counts.json").read_text())
+    data = json.loads((Path(__file__).parents[1] / "lab" / "data" / "course_unigram_counts.json").read_text())
     counts, total = data["counts"], data["total"]
     nll = -sum(math.log((counts[i] + 1) / (total + len(counts))) for i in ids[1:])
     return math.exp(nll / (len(ids) - 1))

@@ -35,7 +35,17 @@ PRESETS = {
     # one H200: bf16 autocast, big batches; both models plus evaluation in under 7 minutes
     "gpu": dict(n_layer=4, n_embd=256, n_head=8, seq=256, batch=128, lr=2e-3, warmup=200, steps=None,
                 minutes=2.5, eval_every=200, eval_windows=512, dropout=0.1, repeat_frac=0.1),
+    # course-gpt2's smaller siblings for the perplexity page's scale curve (chapter 06): same tokenizer,
+    # corpus and context, only smaller; constant learning rate after warmup, stopped at a plateau of the
+    # held-out loss (no gain of 0.5% over `patience` evaluations) or at the time budget, whichever first.
+    "cpu-1x64": dict(n_layer=1, n_embd=64, n_head=2, seq=256, batch=16, lr=3e-3, warmup=100, steps=None,
+                     minutes=30.0, eval_every=200, eval_windows=64, dropout=0.0, repeat_frac=0.1,
+                     schedule="constant", patience=6, name="course-gpt2-1x64"),
+    "cpu-2x128": dict(n_layer=2, n_embd=128, n_head=4, seq=256, batch=16, lr=2e-3, warmup=100, steps=None,
+                      minutes=40.0, eval_every=200, eval_windows=64, dropout=0.0, repeat_frac=0.1,
+                      schedule="constant", patience=6, name="course-gpt2-2x128"),
 }
+PLATEAU_GAIN = 0.005  # a held-out loss must beat the best by this fraction to count as progress
 MODELS = ("decoder", "encoder")
 MASK_PROB = 0.15
 
@@ -138,6 +148,8 @@ def lr_at(step: int, total: int, cfg: dict) -> float:
     peak, warm = cfg["lr"], cfg["warmup"]
     if step < warm:
         return peak * (step + 1) / warm
+    if cfg.get("schedule") == "constant":
+        return peak
     frac = min(1.0, (step - warm) / max(1, total - warm))
     return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
 
@@ -190,6 +202,7 @@ def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=prin
     calib_from, calib_at = 5, min(100, max(10, cfg["warmup"]))
     curve, best, best_state = [], float("inf"), None
     running, n_running = 0.0, 0
+    since_gain, stopped = 0, "schedule"
     sync()
     t0 = time.perf_counter()
     eval_s = 0.0
@@ -202,6 +215,10 @@ def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=prin
             train_loss = running / n_running if n_running else None
             curve.append({"step": step, "tokens": step * tokens_per_step, "train_loss": train_loss,
                           "test_loss": loss_test, "elapsed_s": round(time.perf_counter() - t0, 2)})
+            if loss_test < best * (1 - PLATEAU_GAIN):
+                since_gain = 0
+            else:
+                since_gain += 1
             if loss_test < best:
                 best, best_step = loss_test, step
                 best_state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
@@ -211,6 +228,11 @@ def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=prin
             log(f"{kind} step {step}/{total if total < 10**9 else '?'} tokens {step * tokens_per_step:,} "
                 f"train {train_loss if train_loss is None else round(train_loss, 4)} "
                 f"held-out {loss_test:.4f} ({rate:,.0f} tok/s)")
+            if cfg.get("patience") and since_gain >= cfg["patience"]:
+                stopped = "plateau"
+                log(f"{kind}: held-out loss has not improved by {PLATEAU_GAIN:.1%} in {since_gain} evaluations; "
+                    "stopping at the plateau")
+                break
         if step == calib_from:
             sync()
             t_calib = time.perf_counter()
@@ -240,6 +262,7 @@ def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=prin
         step += 1
         if budget and time.perf_counter() - t0 > budget * 1.1:  # a hard stop, should never trigger
             log(f"{kind}: wall-clock budget exceeded at step {step}; stopping")
+            stopped = "budget"
             break
     sync()
     loss_test = evaluate_loss(kind, model, test, autocast)
@@ -253,18 +276,19 @@ def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=prin
     record = {"kind": kind, "steps": step, "tokens_seen": step * tokens_per_step, "wall_s": round(wall, 1),
               "tokens_per_s": round(step * tokens_per_step / wall), "best_test_loss": best,
               "best_step": best_step, "params": sum(p.numel() for p in model.parameters()),
-              "curve": curve}
+              "stopped": stopped, "curve": curve}
     log(f"{kind}: done, {step} steps, best held-out loss {best:.4f} at step {best_step}, {wall:.0f} s")
     return model, record
 
 
-def save_model(model, kind: str, out: Path, corpus: Path) -> Path:
+def save_model(model, kind: str, out: Path, corpus: Path, cfg: dict | None = None) -> Path:
     """Save `model` in HF format with fp16 weights, its tokenizer files and a generation config."""
     import copy
 
     import torch
 
-    path = out / ("course-gpt2" if kind == "decoder" else "course-roberta")
+    name = (cfg or {}).get("name") if kind == "decoder" else None  # a sibling preset names its decoder
+    path = out / (name or ("course-gpt2" if kind == "decoder" else "course-roberta"))
     half = copy.deepcopy(model).to("cpu", dtype=torch.float16).eval()
     if kind == "decoder":
         from transformers import GenerationConfig
@@ -318,7 +342,7 @@ def run(preset: str, corpus: str | Path, out: str | Path, device: str = "auto", 
                 "torch": torch.__version__}
     for kind in models:
         model, record = train_one(kind, cfg, data, device, seed, log)
-        path = save_model(model, kind, out, corpus)
+        path = save_model(model, kind, out, corpus, cfg)
         record["saved"] = str(path)
         record["saved_bytes"] = sum(f.stat().st_size for f in path.iterdir())
         training[kind] = record

@@ -1,0 +1,260 @@
+"""Perplexity of one text under a model, and the same log-likelihood per byte and per word.
+
+For the perplexity page (chapters 06, 08, 09) and `python -m lab perplexity`.
+
+Decoders follow Hugging Face's guide "Perplexity of fixed-length models": windows of the model's
+context start every `stride` tokens; in each window only the tokens not yet scored are targets (the
+rest is context, label -100); nothing is prepended, so the text's first token is never predicted.
+Two differences in how, none in what:
+- the windows of full length run as one batch, and logits are computed only where a target is
+  predicted (the guide's loop computes them for the context positions too and throws them away);
+- tokens are counted exactly. The guide weights each window's mean loss by `valid labels - 1`,
+  which is right when a window's first label is a target (the first window; stride = context)
+  and one short otherwise. Summing per-token log-likelihoods avoids the question.
+Per-token perplexity depends on the tokenizer, so the same total is also reported per UTF-8 byte
+(bits per byte) and per whitespace word: those compare models that split text differently.
+
+Encoders have no left-to-right likelihood: `pseudo_perplexity` masks one token at a time and scores
+it with everything else visible (Salazar et al. 2020). Not comparable with a decoder's perplexity.
+The shared model is only read: base model and LM head are called as they are, under inference mode.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+LN2 = math.log(2)
+LOGIT_ROWS = 512  # LM-head rows per chunk: 512 x 50,257 float32 logits is 103 MB
+BATCH = 2  # full-length windows per forward pass (eager attention holds B x heads x T x T per layer)
+
+
+class PerplexityError(ValueError):
+    """Bad input for a perplexity run: `reason` is a code a page translates, str() one English line."""
+
+    def __init__(self, reason: str, message: str, **details):
+        super().__init__(message)
+        self.reason, self.details = reason, details
+
+
+@dataclass(frozen=True)
+class Window:
+    """One forward pass: ids[begin:end]; the targets are ids[first:end] (first > begin, or the window start)."""
+
+    begin: int
+    end: int
+    first: int  # the first token scored in this window
+
+
+def windows(n: int, context: int, stride: int) -> list[Window]:
+    """The guide's windows over n tokens: start every `stride`, at most `context` long, until the end."""
+    if stride <= 0 or stride > context:
+        raise PerplexityError("stride", f"the stride must be between 1 and the context ({context}); got {stride}",
+                              context=context, stride=stride)
+    out, prev_end = [], 0
+    for begin in range(0, n, stride):
+        end = min(begin + context, n)
+        out.append(Window(begin, end, max(prev_end, begin + 1)))  # a window's own first token has no context
+        prev_end = end
+        if end == n:
+            break
+    return out
+
+
+def check_ids(ids: list[int], minimum: int = 2) -> None:
+    """PerplexityError unless there are at least `minimum` tokens (one to read, one to predict)."""
+    if len(ids) == 0:
+        raise PerplexityError("empty", "the text is empty")
+    if len(ids) < minimum:
+        raise PerplexityError("one_token", "the text is a single token: there is nothing to predict")
+
+
+def token_nll(model, ids: list[int], stride: int, context: int,
+              progress: Callable[[float], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, nll): the tokens the guide's windows predict, each once, with its NLL in nats.
+
+    With stride = context a window's first token has no context and is not predicted, as in the guide.
+    """
+    import torch
+
+    check_ids(ids)
+    plan = windows(len(ids), context, stride)
+    x = torch.tensor(ids)
+    out = np.full(len(ids), np.nan)
+    head = model.get_output_embeddings()
+    full = [w for w in plan if w.end - w.begin == context]
+    groups = [full[i:i + BATCH] for i in range(0, len(full), BATCH)] + [[w] for w in plan if w.end - w.begin < context]
+    done = 0
+    with torch.inference_mode():
+        for group in groups:
+            batch = torch.stack([x[w.begin:w.end] for w in group])  # (B, T)
+            hidden = model.base_model(input_ids=batch).last_hidden_state  # (B, T, d)
+            for row, w in enumerate(group):
+                pos = torch.arange(w.first, w.end)  # target positions in the text
+                h = hidden[row, pos - 1 - w.begin]  # the state that predicts each target: (n, d)
+                for c in range(0, len(pos), LOGIT_ROWS):
+                    logp = torch.log_softmax(head(h[c:c + LOGIT_ROWS]).float(), dim=-1)  # (n, V)
+                    got = logp.gather(1, x[pos[c:c + LOGIT_ROWS]][:, None])[:, 0]
+                    out[w.first + c: w.first + c + len(got)] = (-got).double().numpy()
+            done += len(group)
+            if progress:
+                progress(done / len(plan))
+    positions = np.flatnonzero(~np.isnan(out))
+    return positions, out[positions]
+
+
+def pseudo_nll(model, ids: list[int], mask_id: int, specials: set[int], context: int, batch: int = 32,
+               progress: Callable[[float], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, nll): each non-special token masked alone and scored with the rest of its window visible.
+
+    Text longer than the context is cut into consecutive windows; a window keeps the tokenizer's
+    <s> and </s> around its piece, as the encoder saw in training.
+    """
+    import torch
+
+    body = [i for i, t in enumerate(ids) if t not in specials]
+    if not body:
+        raise PerplexityError("empty", "the text is empty")
+    if len(body) < 2:
+        raise PerplexityError("one_token", "the text is a single token: there is nothing to predict")
+    first, last = ids[0] if ids[0] in specials else None, ids[-1] if ids[-1] in specials else None
+    room = context - (first is not None) - (last is not None)
+    jobs = []  # (window ids, index of the masked token in the window, its position in ids)
+    for start in range(0, len(body), room):
+        piece = body[start:start + room]
+        row = ([first] if first is not None else []) + [ids[p] for p in piece] + ([last] if last is not None else [])
+        shift = 1 if first is not None else 0
+        jobs += [(row, k + shift, p) for k, p in enumerate(piece)]
+    nll = np.zeros(len(jobs))
+    with torch.inference_mode():
+        for s in range(0, len(jobs), batch):
+            part = jobs[s:s + batch]
+            t = max(len(r) for r, _, _ in part)
+            x = torch.tensor([r + [r[-1]] * (t - len(r)) for r, _, _ in part])  # (B, T), padded
+            valid = torch.tensor([[1] * len(r) + [0] * (t - len(r)) for r, _, _ in part])
+            where = torch.tensor([k for _, k, _ in part])
+            target = x[torch.arange(len(part)), where]
+            x[torch.arange(len(part)), where] = mask_id
+            hidden = model.base_model(input_ids=x, attention_mask=valid).last_hidden_state  # (B, T, d)
+            logits = model.lm_head(hidden[torch.arange(len(part)), where])  # (B, V): masked slots only
+            logp = torch.log_softmax(logits.float(), dim=-1)
+            nll[s:s + len(part)] = (-logp.gather(1, target[:, None])[:, 0]).double().numpy()
+            if progress:
+                progress(min(1.0, (s + len(part)) / len(jobs)))
+    return np.array([p for _, _, p in jobs]), nll
+
+
+def summary(nll: float, tokens: int, text: str) -> dict:
+    """The contract's numbers from one total: ppl per token, bits per UTF-8 byte, ppl per whitespace word."""
+    n_bytes, n_words = len(text.encode("utf-8")), len(text.split())
+    return {"tokens": int(tokens), "nll": float(nll), "ppl": math.exp(nll / tokens),
+            "bits_per_byte": nll / LN2 / n_bytes, "ppl_per_word": math.exp(nll / n_words)}
+
+
+def encode(tokenizer, text: str) -> list[int]:
+    """The ids the model sees for text (the tokenizer's own output, no length warning on long text)."""
+    if not text or not text.strip():
+        raise PerplexityError("empty", "the text is empty")
+    return list(tokenizer(text, verbose=False)["input_ids"])
+
+
+def evaluate(loaded, text: str, stride: int | None = None,
+             progress: Callable[[float], None] | None = None) -> dict:
+    """Everything the page and the CLI show for one model on one text (PerplexityError on bad input).
+
+    Returns the contract's fields (model, tokens, nll, ppl, bits_per_byte, ppl_per_word, and
+    pseudo for encoders) plus `stride`, `context`, and per-token `surprisal` records
+    {position, id, token, start, end, bits} with character offsets into `text`.
+    """
+    from lab.attention import token_texts
+
+    ids = encode(loaded.tokenizer, text)
+    tok = loaded.tokenizer
+    if loaded.kind == "encoder":
+        specials = set(tok.all_special_ids)
+        positions, nll = pseudo_nll(loaded.model, ids, tok.mask_token_id, specials, loaded.context,
+                                    progress=progress)
+        stride = None
+    else:
+        stride = stride or max(1, loaded.context // 2)
+        positions, nll = token_nll(loaded.model, ids, stride, loaded.context, progress)
+    offsets = tok(text, return_offsets_mapping=True, verbose=False)["offset_mapping"]
+    texts = token_texts(tok, ids)
+    result = {"model": loaded.name, **summary(float(nll.sum()), len(nll), text)}
+    if loaded.kind == "encoder":
+        result["pseudo"] = True
+    result.update(stride=stride, context=loaded.context, surprisal=[
+        {"position": int(p), "id": int(ids[p]), "token": texts[p], "start": int(offsets[p][0]),
+         "end": int(offsets[p][1]), "bits": float(v / LN2)} for p, v in zip(positions, nll, strict=True)])
+    return result
+
+
+def by_character(records: list[dict], n_chars: int) -> np.ndarray:
+    """Bits per character of the text: each token's surprisal spread evenly over the characters it covers.
+
+    Two models that split the text differently become comparable position by position: the
+    difference of their arrays says where, in the text, one is less surprised than the other.
+    Characters no scored token covers (the first token of a decoder) are NaN.
+    """
+    out = np.full(n_chars, np.nan)
+    for r in records:
+        if r["end"] > r["start"]:
+            span = slice(r["start"], r["end"])
+            out[span] = np.nan_to_num(out[span]) + r["bits"] / (r["end"] - r["start"])
+    return out
+
+
+# ---------------------------------------------------------------- reference data for the page
+
+DATA = Path(__file__).resolve().parent / "data"
+
+# Published figures, with their sources, beside the measured ones.
+PUBLISHED = [
+    {"model": "gpt2", "dataset": "WikiText-2", "ppl": 29.41, "source": "GPT-2 paper (Radford et al. 2019), table 3, zero-shot"},
+    {"model": "gpt2-medium", "dataset": "WikiText-2", "ppl": 22.76, "source": "GPT-2 paper, table 3, zero-shot"},
+    {"model": "gpt2-large", "dataset": "WikiText-2", "ppl": 19.93, "source": "GPT-2 paper, table 3, zero-shot"},
+    {"model": "gpt2-xl", "dataset": "WikiText-2", "ppl": 18.34, "source": "GPT-2 paper, table 3, zero-shot"},
+    {"model": "gpt2-large", "dataset": "WikiText-2 (raw), stride 1024", "ppl": 19.44,
+     "source": "Hugging Face guide \"Perplexity of fixed-length models\""},
+    {"model": "gpt2-large", "dataset": "WikiText-2 (raw), stride 512", "ppl": 16.44,
+     "source": "Hugging Face guide \"Perplexity of fixed-length models\""},
+]
+
+
+def passages() -> list[dict]:
+    """The page's bundled passages: {"id", "lang", "title", "text"}, written by the project."""
+    return json.loads((DATA / "perplexity_passages.json").read_text(encoding="utf-8"))["passages"]
+
+
+def non_embedding_params(model) -> int:
+    """Parameters outside the token and position embeddings (the usual x axis of scaling curves)."""
+    skip = {id(m.weight) for m in (model.get_input_embeddings(),)}
+    base = model.base_model
+    for name in ("wpe", "positions_embed", "embeddings"):
+        part = getattr(base, name, None)
+        if part is not None:
+            skip |= {id(p) for p in part.parameters()}
+    return sum(p.numel() for p in model.parameters() if id(p) not in skip)
+
+
+def unigram_nll(ids: list[int], positions) -> float:
+    """Summed NLL (nats) of ids at `positions` under add-one unigram counts of the course corpus's training split.
+
+    The baseline of the offline scale curve: it knows how often each course-tokenizer token occurs
+    and nothing about order. Only meaningful for the course tokenizer's ids.
+    """
+    data = json.loads((DATA / "course_unigram_counts.json").read_text(encoding="utf-8"))
+    counts, total = np.asarray(data["counts"], dtype=np.float64), data["total"]
+    logp = np.log((counts + 1) / (total + len(counts)))
+    return float(-logp[np.asarray(ids)[np.asarray(positions, dtype=int)]].sum())
+
+
+def unseen_texts() -> dict[str, str]:
+    """{"en": text, "pt": text}: Debian documentation no course model saw (lab/course/unseen.py)."""
+    docs = json.loads((DATA / "course_unseen.json").read_text(encoding="utf-8"))["documents"]
+    return {lang: "\n\n".join(d["text"] for d in docs if d["lang"] == lang) for lang in ("en", "pt")}
