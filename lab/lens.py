@@ -1,0 +1,169 @@
+"""The logit lens: every layer's residual stream read out as if it were the last.
+
+For the logit-lens page (chapter 05) and `python -m lab lens`.
+
+One forward pass of the base model with `output_hidden_states=True` gives L + 1 hidden states:
+after the embeddings (layer 0) and after each block (1..L). Each is read through the model's own
+head: GPT-2's final layer norm `ln_f`, then the unembedding (`lm_head`, tied to `wte`). Hugging
+Face's GPT2Model returns the last entry with `ln_f` already applied and the earlier ones raw, so
+`ln_f` goes on every entry but the last, and layer L is exactly the model's own next-token
+distribution (the tests check both). GPT-1 (post-LN blocks) has no final norm: its lens is the
+unembedding alone.
+
+Layer by layer, only the top-k of each cell and the rank and probability of a target token per
+position are kept: layers x positions x vocabulary probabilities (13 x 128 x 50,257 floats is
+334 MB for GPT-2 small) never exist at once; logits for one layer and at most CHUNK positions do.
+
+The forward pass passes no mask or flag that would touch the model: it is shared and never changed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lab.attention import context, kind, token_texts
+
+LENS_TYPES = ("gpt2", "openai-gpt")  # decoders whose head we know how to apply (final norm or none)
+CHUNK = 256  # positions read out at once: GPT-2's 1,024 tokens x 50,257 logits would be 206 MB per layer
+
+
+class LensError(ValueError):
+    """Bad input for the lens. `reason` ("encoder", "unsupported", "empty_text", "too_long",
+    "position", "top", "target_empty", "target_tokens") and `details` let a UI write the message in
+    its own language; str(e) is the English one-liner the CLI prints."""
+
+    def __init__(self, message: str, reason: str = "", **details):
+        super().__init__(message)
+        self.reason, self.details = reason, details
+
+
+def check_model(model) -> None:
+    """LensError unless the model is a decoder whose final norm and unembedding the lens knows."""
+    mtype = model.config.model_type
+    if kind(model) != "decoder":
+        raise LensError(f"the lens reads a decoder's next-token predictions; {mtype} is an encoder", "encoder",
+                        model_type=mtype)
+    if mtype not in LENS_TYPES:
+        raise LensError(f"the lens knows GPT-2 and GPT-1, not {mtype}", "unsupported", model_type=mtype)
+
+
+def final_norm(model):
+    """The final layer norm the lens applies before the unembedding: GPT-2's ln_f; None for GPT-1."""
+    return getattr(model.base_model, "ln_f", None)
+
+
+def hidden_states(model, ids: list[int]) -> tuple:
+    """One forward pass of the base model: L + 1 hidden states, each (1, T, C); the last has ln_f applied."""
+    import torch
+
+    with torch.inference_mode():
+        return model.base_model(input_ids=torch.tensor([list(ids)]), output_hidden_states=True).hidden_states
+
+
+def layer_logits(model, hidden, last: bool):
+    """Logits (T, V) of one hidden state (1, T, C): ln_f (unless it is the last, already normed) then lm_head."""
+    import torch
+
+    norm = final_norm(model)
+    with torch.inference_mode():
+        h = hidden[0] if last or norm is None else norm(hidden[0])  # (T, C)
+        return model.get_output_embeddings()(h).float()  # (T, V)
+
+
+def check_position(position: int, n: int) -> int:
+    """The position as an index 0..n-1 (negative counts from the end); LensError when out of range."""
+    if not -n <= position < n:
+        raise LensError(f"position {position} is out of range: the text has {n} tokens (0..{n - 1})", "position",
+                        position=position, n=n)
+    return position % n
+
+
+def target_id(tokenizer, word: str) -> int:
+    """The one token id of `word`, tokenized exactly as typed (GPT-2's ' big' and 'big' differ)."""
+    if not word:
+        raise LensError("the target word is empty", "target_empty")
+    ids = list(tokenizer(word, add_special_tokens=False)["input_ids"])
+    if len(ids) != 1:
+        pieces = token_texts(tokenizer, ids)
+        raise LensError(f"the target {word!r} is {len(ids)} tokens {pieces}, not one; the lens follows a single token",
+                        "target_tokens", word=word, n=len(ids), pieces=pieces)
+    return ids[0]
+
+
+def lens(model, ids: list[int], top: int = 5, target: int | None = None) -> dict:
+    """The logit lens of one text: per layer 0..L and position, the top-k ids and probabilities,
+    and the rank (1 = top) and probability of a target token at every position.
+
+    The target is `target` (one id) at every position, or by default each position's final top-1
+    (the model's own prediction there). Returns numpy arrays: top_ids (L+1, T, k) int64, top_p
+    (L+1, T, k) float32, targets (T,) int64, rank (L+1, T) int64, p (L+1, T) float32.
+    """
+    import torch
+
+    check_model(model)
+    vocab = model.get_output_embeddings().weight.shape[0]
+    if not ids:
+        raise LensError("the text is empty", "empty_text")
+    if len(ids) > context(model):
+        raise LensError(f"the text is {len(ids)} tokens; the model takes at most {context(model)}", "too_long",
+                        n=len(ids), context=context(model))
+    if not 1 <= top <= vocab:
+        raise LensError(f"--top must be between 1 and the vocabulary size {vocab}, not {top}", "top", top=top)
+    if target is not None and not 0 <= target < vocab:
+        raise LensError(f"target id {target} is outside the vocabulary (0..{vocab - 1})", "target_tokens")
+    hs = hidden_states(model, ids)
+    n_layer, t = len(hs) - 1, len(ids)
+    top_ids = np.empty((n_layer + 1, t, top), np.int64)
+    top_p = np.empty((n_layer + 1, t, top), np.float32)
+    rank = np.empty((n_layer + 1, t), np.int64)
+    p = np.empty((n_layer + 1, t), np.float32)
+    targets = torch.full((t,), -1 if target is None else target)  # (T,): filled by the last layer if -1
+    for layer in (n_layer, *range(n_layer)):  # the last first: it names the default targets
+        for lo in range(0, t, CHUNK):  # at most CHUNK positions x V logits at once
+            rows = slice(lo, lo + CHUNK)
+            with torch.inference_mode():
+                logits = layer_logits(model, hs[layer][:, rows], last=layer == n_layer)  # (t, V)
+                norm = torch.logsumexp(logits, -1, keepdim=True)  # (t, 1): p = exp(logit - norm)
+                values, indices = logits.topk(top, -1)  # (t, k), by logit = by probability
+                if target is None and layer == n_layer:
+                    targets[rows] = indices[:, 0]  # the model's own prediction
+                hit = logits.gather(1, targets[rows, None])  # (t, 1): the target's logit
+                rank[layer, rows] = ((logits > hit).sum(-1) + 1).numpy()
+                p[layer, rows] = (hit - norm).exp()[:, 0].numpy()
+                top_ids[layer, rows] = indices.numpy()
+                top_p[layer, rows] = (values - norm).exp().numpy()
+            del logits
+    return {"n_layer": n_layer, "top_ids": top_ids, "top_p": top_p, "targets": targets.numpy().astype(np.int64),
+            "rank": rank, "p": p}
+
+
+def first_and_settled(ranks) -> tuple[int | None, int | None]:
+    """The first layer where the target is at rank 1, and the layer from which it stays there to the end
+    (None, None when it never is; settled None when the last layer does not have it at rank 1)."""
+    ranks = list(ranks)
+    first = next((i for i, r in enumerate(ranks) if r == 1), None)
+    if not ranks or ranks[-1] != 1:
+        return first, None
+    settled = len(ranks) - 1
+    while settled > 0 and ranks[settled - 1] == 1:
+        settled -= 1
+    return first, settled
+
+
+def token_names(tokenizer, result: dict) -> dict[int, str]:
+    """id -> token text for every id a lens result mentions (top-k cells and targets), decoded once each."""
+    unique = np.union1d(result["top_ids"].ravel(), result["targets"]).tolist()  # sorted ints
+    return dict(zip(unique, token_texts(tokenizer, unique), strict=True))
+
+
+def to_json(result: dict, tokenizer, ids: list[int], position: int) -> dict:
+    """The `python -m lab lens --json` document for one lens result and a position (already checked)."""
+    names = token_names(tokenizer, result)
+    top = [[[{"id": int(i), "token": names[int(i)], "p": float(q)} for i, q in zip(cell_ids, cell_p, strict=True)]
+            for cell_ids, cell_p in zip(layer_ids, layer_p, strict=True)]
+           for layer_ids, layer_p in zip(result["top_ids"], result["top_p"], strict=True)]
+    tid = int(result["targets"][position])
+    return {"ids": list(ids), "tokens": token_texts(tokenizer, ids), "n_layer": result["n_layer"], "top": top,
+            "target": {"position": position, "id": tid, "token": names[tid],
+                       "rank": [int(r) for r in result["rank"][:, position]],
+                       "p": [float(q) for q in result["p"][:, position]]}}

@@ -1,0 +1,99 @@
+"""The logit-lens page in a real Chromium, on the shipped course model: the grid draws, hovering a cell
+shows its top 5, and typed markup stays text (in the tooltip too), never HTML."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from lab.attention import encode, labels, token_texts
+from lab.models import load
+from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+
+ROOT = Path(__file__).resolve().parents[1]
+SCREENSHOT = ROOT / "docs" / "logit_lens.png"
+MARKUP = "<img src=x onerror=alert(1)> <b>bold</b> **x** $y$"
+CHARTS = '[data-testid="stVegaLiteChart"]'
+TOOLTIP = "#vg-tooltip-element.visible"
+ROWS = ("Object.fromEntries([...document.querySelectorAll('#vg-tooltip-element tr')]"
+        ".map(r => [r.querySelector('.key').textContent, r.querySelector('.value').textContent]))")
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    require_browser()
+    with streamlit_server(str(ROOT / "app.py")) as url:  # absolute: browser.ROOT is lab/, not the repository
+        yield url
+
+
+def drawn(page, n: int = 2) -> None:
+    """Wait until n Vega charts have their canvas (or svg) drawn with a size."""
+    page.wait_for_function(
+        f"[...document.querySelectorAll('{CHARTS} canvas, {CHARTS} svg')]"
+        f".filter(c => c.getBoundingClientRect().width > 50).length >= {n}", timeout=60_000)
+
+
+def hover_tooltips(page, chart) -> list[dict[str, str]]:
+    """Move the mouse along two rows of the chart, left to right: the tooltips seen, as {key: value text}."""
+    box = chart.bounding_box()
+    seen = []
+    for y in (box["y"] + box["height"] * 0.55, box["y"] + box["height"] * 0.8):
+        x = box["x"] + 60
+        while x < box["x"] + box["width"] - 60:
+            page.mouse.move(x, y)
+            page.wait_for_timeout(40)
+            if page.locator(TOOLTIP).count():
+                seen.append(page.evaluate(ROWS))
+            x += 25  # half a cell
+    return seen
+
+
+def test_the_grid_draws_and_hovering_shows_the_top_5(app_url, tmp_path):
+    with chromium() as browser:
+        page = new_page(browser, height=1700)
+        page.goto(f"{app_url}/")
+        wait_idle(page)
+        page.get_by_text("Logit lens").first.click()
+        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+        wait_idle(page)
+        drawn(page)
+        page.wait_for_timeout(800)  # let the charts finish drawing before the screenshot
+        # docs/logit_lens.png is tracked: rewritten only on request (UPDATE_SCREENSHOTS=1 pytest ...).
+        shot = SCREENSHOT if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path / SCREENSHOT.name
+        page.screenshot(path=str(shot), full_page=True)
+        grid = page.locator(CHARTS).first
+        tips = hover_tooltips(page, grid)
+        assert tips, "no tooltip appeared over the grid"
+        assert all(set(tip) == {"input token", "layer", *(f"guess {i}" for i in range(1, 6))} for tip in tips)
+        assert page.locator('[data-testid="stException"]').count() == 0 and page.dialogs == []
+
+
+def test_typed_markup_stays_text(app_url):
+    m = load("course-gpt2")
+    tags = labels(token_texts(m.tokenizer, encode(m.tokenizer, MARKUP)))
+    with chromium() as browser:
+        page = new_page(browser, height=1700)
+        page.goto(f"{app_url}/")
+        wait_idle(page)
+        page.get_by_text("Logit lens").first.click()
+        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+        wait_idle(page)
+        box = page.get_by_label("Text", exact=True)
+        box.fill(MARKUP)
+        box.press("Control+Enter")  # Streamlit commits a text area on Ctrl+Enter (or on blur)
+        combo = page.get_by_role("combobox", name="After the token")
+        for _ in range(300):  # the run for the new text has been drawn when the position is its last token
+            if combo.input_value() == tags[-1]:
+                break
+            page.wait_for_timeout(200)
+        assert combo.input_value() == tags[-1]
+        wait_idle(page)
+        drawn(page)
+        tips = hover_tooltips(page, page.locator(CHARTS).first)
+        inputs = {tip["input token"] for tip in tips}
+        assert inputs and inputs <= set(tags)  # the typed tokens, as text, in the tooltip
+        assert any("<" in s or ">" in s for s in inputs)
+        assert page.locator("#vg-tooltip-element img, #vg-tooltip-element b").count() == 0
+        assert page.locator("img[src='x']").count() == 0
+        assert page.locator('[data-testid="stMain"] b').filter(has_text="bold").count() == 0
+        assert page.locator('[data-testid="stException"]').count() == 0 and page.dialogs == []

@@ -1,0 +1,182 @@
+"""The logit-lens page under AppTest, in both languages, on tiny random models (no network)."""
+
+import dataclasses
+import io
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from lab import registry
+from lab.causal import TROPHY
+from tests.test_models import fake_hub_cache
+from viz.lens import GRID_MAX
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGE = "app_pages/logit_lens.py"
+
+
+@pytest.fixture
+def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
+    """course-gpt2 / course-roberta are tiny random models; an offline, private HF cache; fresh caches."""
+    from ui import lens_data
+    from ui.model_loader import model_cache
+
+    for name, arch in (("course-gpt2", "gpt2"), ("course-roberta", "roberta")):
+        info = registry.info(name)
+        monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(info, path=str(tiny_model_dirs[arch])))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for c in (model_cache, lens_data.lens_view):
+        c.clear()
+    yield tmp_path / "hf" / "hub"
+    for c in (model_cache, lens_data.lens_view):
+        c.clear()
+
+
+@pytest.fixture
+def forwards():
+    """Counts real forward passes: every call of a base transformer, through a process-wide module hook."""
+    from transformers import PreTrainedModel
+
+    count = {"n": 0}
+
+    def hook(module, args, output):
+        if isinstance(module, PreTrainedModel) and module.base_model is module:
+            count["n"] += 1
+
+    handle = torch.nn.modules.module.register_module_forward_hook(hook)
+    yield count
+    handle.remove()
+
+
+def open_page(**params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metrics(at) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def grid_data(at):
+    """The grid chart's cells (the first Vega-Lite chart's dataset) as a DataFrame."""
+    chart = at.get("vega_lite_chart")[0]
+    return pa.ipc.open_stream(io.BytesIO(chart.proto.datasets[0].data.data)).read_all().to_pandas()
+
+
+def own_prediction(path, text) -> tuple[list[int], list[str]]:
+    """(ids, each position's next-token argmax as the page shows it) from transformers itself, the token's
+    bytes decoded by tiktoken's GPT-2 encoding (a partial UTF-8 character as \\xNN, spaces as ␣)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from lab.encodings import encoding
+
+    tok = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path)
+    ids = tok(text)["input_ids"]
+    with torch.no_grad():
+        best = model(torch.tensor([ids])).logits[0].argmax(-1).tolist()
+    gpt2 = encoding("gpt2")
+    return ids, [gpt2.decode_single_token_bytes(i).decode("utf-8", "backslashreplace").replace(" ", "␣") for i in best]
+
+
+def test_lens_page_shows_the_models_own_prediction_and_re_slices_without_a_forward_pass(
+        tiny_course, tiny_model_dirs, forwards):
+    ids, shown = own_prediction(tiny_model_dirs["gpt2"], TROPHY["en"][0])  # the oracle runs first: its pass counts
+    passes = forwards["n"]
+    at = open_page()
+    assert at.title[0].value == "Logit lens"
+    assert forwards["n"] == passes + 1  # the counter is live: one pass for the page
+    cells = grid_data(at)
+    top = cells[cells["layer"] == 2].sort_values("position")  # the tiny model's 2 blocks: layer 2 is the output
+    assert list(top["top"]) == shown[:GRID_MAX]
+    assert len(cells) == 3 * min(len(ids), GRID_MAX) and cells["layer"].max() == 2
+    assert metrics(at)["Rank at the output"] == "1"
+    assert len(at.dataframe[0].value) == 3
+    assert at.text[-1].value == "Following: " + shown[-1]
+    at.selectbox(key="lens_position").select(3).run()
+    assert at.text[-1].value == "Following: " + shown[3] and not at.exception
+    assert forwards["n"] == passes + 1  # a position is a view: no new pass
+    at.text_input(key="lens_word").set_value("was").run()  # " was", one token
+    assert not at.exception and at.text[-1].value == "Following: ␣was" and forwards["n"] == passes + 2
+    at.selectbox(key="lens_position").select(5).run()
+    assert forwards["n"] == passes + 2
+
+
+def test_lens_page_window_over_a_long_text(tiny_course, forwards):
+    at = open_page()
+    at.text_area(key="lens_text").set_value("it was " * 20).run()  # 41 tokens
+    assert at.slider(key="lens_start").max == 41 - GRID_MAX
+    assert at.selectbox(key="lens_position").value == 40  # a new text follows its last token
+    passes = forwards["n"]
+    at.slider(key="lens_start").set_value(7).run()
+    assert not at.exception and forwards["n"] == passes
+    cells = grid_data(at)
+    assert cells["position"].min() == 7 and cells["position"].max() == 7 + GRID_MAX - 1
+
+
+def test_lens_page_in_portuguese(tiny_course):
+    at = open_page(lang="pt")
+    assert at.title[0].value == "Lente dos logits"
+    assert at.text_area(key="lens_text").value == TROPHY["pt"][0]
+    specs = " ".join(json.dumps(json.loads(c.proto.spec), ensure_ascii=False) for c in at.get("vega_lite_chart"))
+    assert '"title": "camada"' in specs and '"title": "posição"' in specs and '"title": "layer"' not in specs
+    assert "Ranking na saída" in metrics(at) and "Following" not in " ".join(x.value for x in at.text)
+    at.text_input(key="lens_word").set_value("troféu").run()
+    assert not at.exception and any("não um" in w.value for w in at.warning)
+
+
+def test_lens_page_bad_inputs(tiny_course, tiny_model_dirs):
+    at = open_page()
+    at.text_input(key="lens_word").set_value("troféu").run()  # several tokens
+    assert not at.exception and any("not one" in w.value for w in at.warning)
+    assert at.text[-1].value.startswith("Following: ")  # falls back to the model's own prediction
+    at.text_input(key="lens_word").set_value("   ").run()  # blank: the model's own prediction, no warning
+    assert not at.exception and not at.warning
+    at.text_area(key="lens_text").set_value("   ").run()
+    assert not at.exception and len(at.info) >= 1 and not at.get("vega_lite_chart")
+    text = "it was " * 60
+    from transformers import AutoTokenizer
+
+    n = len(AutoTokenizer.from_pretrained(tiny_model_dirs["gpt2"])(text)["input_ids"])
+    at.text_area(key="lens_text").set_value(text).run()  # more tokens than the tiny model's 64
+    assert not at.exception and n > 64 and any(f"first 64 of {n}" in w.value for w in at.warning)
+    assert at.selectbox(key="lens_position").value == 63
+    at.text_area(key="lens_text").set_value("The **trophy** $x$ <b>it</b>").run()
+    assert not at.exception and "**" in " ".join(at.selectbox(key="lens_position").options)
+
+
+def test_lens_page_with_an_encoder_picked_uses_the_course_decoder(tiny_course):
+    at = open_page(model="course-roberta")
+    assert any("needs a decoder" in i.value for i in at.info)
+    assert metrics(at)["Rank at the output"] == "1"
+
+
+def test_lens_page_on_gpt1_says_it_has_no_final_norm(tiny_course, tiny_model_dirs):
+    fake_hub_cache(tiny_course, "openai-community/openai-gpt", tiny_model_dirs["openai-gpt"])
+    at = open_page(model="openai-gpt")
+    assert any("no final layer norm" in c.value for c in at.caption)
+    assert metrics(at)["Rank at the output"] == "1"
+
+
+def test_lens_page_keeps_its_inputs_across_a_page_switch(tiny_course):
+    at = open_page()
+    at.text_area(key="lens_text").set_value("meu próprio texto 🏆 aqui").run()
+    at.selectbox(key="lens_position").select(2).run()
+    at.text_input(key="lens_word").set_value("was").run()
+    at.switch_page("app_pages/home.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.text_area(key="lens_text").value == "meu próprio texto 🏆 aqui"
+    assert at.selectbox(key="lens_position").value == 2 and at.text_input(key="lens_word").value == "was"

@@ -1,0 +1,126 @@
+"""Data and helpers for the logit-lens page (chapter 05).
+
+One forward pass per (model, text, target word), cached with st.cache_data; the model comes from
+ui.model_loader by name, never hashed. Without a typed word the target at every position is the
+model's own final prediction there, so picking a position or moving the grid's window only
+re-slices the cached result: no new forward pass.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from lab import attention, lens
+from ui.i18n import lang, num, t
+from ui.model_loader import get_model
+from ui.state import persist
+from viz.lens import prob_text, shown
+
+TOP = 5  # guesses kept per cell: the grid's tooltip shows them all
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def lens_view(model_name: str, text: str, word: str | None = None) -> dict:
+    """The lens of text (cut at the model's context; `cut` says so) with every position's target:
+    `word` (one token, as typed) or, for None, the model's final prediction at each position.
+
+    Raises LensError for a word that is not one token, before any forward pass.
+    """
+    m = get_model(model_name)
+    target = None if word is None else lens.target_id(m.tokenizer, word)
+    ids = attention.encode(m.tokenizer, text)
+    n_total, ids = len(ids), ids[:m.context]
+    result = lens.lens(m.model, ids, top=TOP, target=target)
+    names = lens.token_names(m.tokenizer, result)
+    top_tokens = np.vectorize(names.__getitem__, otypes=[object])(result["top_ids"])  # (L+1, T, K) str
+    return {"ids": ids, "n_total": n_total, "cut": n_total > len(ids), "tokens": attention.token_texts(m.tokenizer, ids),
+            "n_layer": result["n_layer"], "top_tokens": top_tokens, "top_p": result["top_p"],
+            "targets": [names[int(i)] for i in result["targets"]], "rank": result["rank"], "p": result["p"],
+            "final_norm": lens.final_norm(m.model) is not None}
+
+
+def names() -> dict:
+    """Chart titles in the UI language (viz.lens.NAMES keys)."""
+    return {"layer": t("layer", "camada"), "position": t("position", "posição"),
+            "input": t("input token", "token de entrada"), "top": t("top token", "token do topo"),
+            "p": t("probability", "probabilidade"), "embeddings": t("embeddings", "embeddings"),
+            "rank": t("rank of the target", "posição do alvo no ranking"),
+            "target_p": t("probability of the target", "probabilidade do alvo"), "guess": t("guess", "palpite")}
+
+
+def target_word(word: str, new_word: bool) -> str | None:
+    """The token to follow as the reader typed it, a space in front when it starts a new word; None when empty."""
+    if not word.strip():
+        return None
+    return " " + word if new_word and not word[0].isspace() else word
+
+
+def problem(e: lens.LensError) -> str:
+    """A LensError about the typed target in the UI language."""
+    if e.reason == "target_tokens":
+        n = e.details["n"]
+        return t(f"That is {n} tokens for this model, not one; the lens follows a single token. Its pieces:",
+                 f"Isso dá {n} tokens para este modelo, não um; a lente segue um único token. Os pedaços:")
+    return t(f"This target cannot be followed ({e}).", f"Não dá para seguir este alvo ({e}).")
+
+
+def cut_note(view: dict, m) -> str | None:
+    """Why the page shows fewer tokens than the text has, or None."""
+    if not view["cut"]:
+        return None
+    n, total = len(view["ids"]), view["n_total"]
+    return t(f"{m.name} reads at most {num(m.context)} tokens: the first {num(n)} of {num(total)} are used.",
+             f"{m.name} lê no máximo {num(m.context)} tokens: usamos os primeiros {num(n)} de {num(total)}.")
+
+
+def norm_note(view: dict, m) -> str | None:
+    """For GPT-1, which has no final layer norm: what its lens is instead; None for GPT-2."""
+    if view["final_norm"]:
+        return None
+    return t(f"{m.name} (GPT-1) has no final layer norm (its blocks normalise after themselves): its lens is the "
+             "unembedding alone.", f"{m.name} (GPT-1) não tem normalização final (seus blocos normalizam depois de si "
+             "mesmos): a lente dele é só a projeção para o vocabulário (unembedding).")
+
+
+def reset_position() -> None:
+    """Widget callback: a new text starts the followed position at its last token again."""
+    for key in ("lens_position", "lens_position_saved"):
+        st.session_state.pop(key, None)
+
+
+def keep_position(n: int) -> None:
+    """Keep the followed position across page switches, starting at the last token; pull one that
+    another text does not have back into range."""
+    persist("lens_position", n - 1)
+    if st.session_state["lens_position"] >= n:
+        st.session_state["lens_position"] = n - 1
+
+
+def settle_metrics(rank, p) -> None:
+    """Four numbers for the followed token: first layer at rank 1, the layer it settles, its rank and
+    probability at the output."""
+    first, settled = lens.first_and_settled(rank)
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric(t("First at rank 1: layer", "Primeiro no topo: camada"), "—" if first is None else str(first))
+    c2.metric(t("Settled from layer", "Estável a partir da camada"), "—" if settled is None else str(settled),
+              help=t("The layer from which it stays at rank 1 up to the output.",
+                     "A camada a partir da qual ele fica em 1º lugar até a saída."))
+    c3.metric(t("Rank at the output", "Ranking na saída"), num(int(rank[-1])))
+    c4.metric(t("Probability at the output", "Probabilidade na saída"), prob_text(float(p[-1]), lang()))
+
+
+def trace_columns() -> dict:
+    """st.dataframe column_config for trace_table: probabilities in three significant figures."""
+    return {c: st.column_config.NumberColumn(c, format="%.3g") for c in ("p", t("target p", "p do alvo"))}
+
+
+def trace_table(view: dict, position: int):
+    """Per layer at one position: the top guess, its probability, the target's rank and probability."""
+    import pandas as pd
+
+    return pd.DataFrame({t("layer", "camada"): range(view["n_layer"] + 1),
+                         t("top guess", "palpite do topo"): [shown(s) for s in view["top_tokens"][:, position, 0]],
+                         "p": view["top_p"][:, position, 0],
+                         t("target rank", "ranking do alvo"): view["rank"][:, position],
+                         t("target p", "p do alvo"): view["p"][:, position]})
