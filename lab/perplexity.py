@@ -242,16 +242,19 @@ def non_embedding_params(model) -> int:
     return sum(p.numel() for p in model.parameters() if id(p) not in skip)
 
 
-def unigram_nll(ids: list[int], positions) -> float:
+def unigram_nll(ids: list[int], positions) -> float | None:
     """Summed NLL (nats) of ids at `positions` under add-one unigram counts of the course corpus's training split.
 
     The baseline of the offline scale curve: it knows how often each course-tokenizer token occurs
-    and nothing about order. Only meaningful for the course tokenizer's ids.
+    and nothing about order. None for ids outside the course tokenizer's vocabulary.
     """
     data = json.loads((DATA / "course_unigram_counts.json").read_text(encoding="utf-8"))
     counts, total = np.asarray(data["counts"], dtype=np.float64), data["total"]
+    picked = np.asarray(ids)[np.asarray(positions, dtype=int)]
+    if picked.size and picked.max() >= len(counts):
+        return None  # not the course tokenizer
     logp = np.log((counts + 1) / (total + len(counts)))
-    return float(-logp[np.asarray(ids)[np.asarray(positions, dtype=int)]].sum())
+    return float(-logp[picked].sum())
 
 
 def unseen_texts() -> dict[str, str]:

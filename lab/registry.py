@@ -1,5 +1,7 @@
 """The models the course uses: hub id, kind, size, memory, context and the chapter each one serves.
 
+Feeds the sidebar's model picker on every page and `python -m lab models`.
+
 Pure Python (no torch), so the sidebar and `python -m lab models` can list models cheaply.
 
 Where the numbers come from (see docs/models.md):
@@ -91,6 +93,9 @@ def _course(name: str, kind: str, chapter: str, label: str) -> ModelInfo:
 _ENTRIES = [
     _course("course-gpt2", "decoder", "03, 04", "Course model: small GPT-2, offline"),
     _course("course-roberta", "encoder", "04, 11", "Course model: small RoBERTa, offline"),
+    # course-gpt2's smaller siblings (same tokenizer, corpus and context): the offline scale curve
+    _course("course-gpt2-2x128", "decoder", "06", "Course model: GPT-2, 2 layers × 128 wide, offline"),
+    _course("course-gpt2-1x64", "decoder", "06", "Course model: GPT-2, 1 layer × 64 wide, offline"),
     _hub("gpt2", "openai-community/gpt2", "decoder", 124_439_808, 548_105_171, 1024, "01, 03, 04, 06",
          "GPT-2 small (124M)"),
     _hub("gpt2-medium", "openai-community/gpt2-medium", "decoder", 354_823_168, 1_519_984_968, 1024,

@@ -70,8 +70,8 @@ def _download_with_progress(name: str) -> None:
                    expanded=False)
 
 
-def _load(name: str) -> Loaded:
-    """Download if needed, then load through the shared cache, with a spinner."""
+def load_named(name: str) -> Loaded:
+    """Download if needed, then load through the shared cache, with a spinner (pages that use several models)."""
     _download_with_progress(name)
     with st.spinner(t(f"Loading {name}…", f"Carregando {name}…")):
         return get_model(name)
@@ -81,7 +81,7 @@ def current_model() -> Loaded:
     """The sidebar's model, loaded; on failure a clear message and the offline course model."""
     name = chosen_name()
     try:
-        return _load(name)
+        return load_named(name)
     except (ModelUnavailable, ModelTooLarge) as e:
         st.error(t(f"Model {name} is unavailable: {e}", f"O modelo {name} não está disponível: {e}"))
         if name == DEFAULT_OFFLINE:
@@ -89,7 +89,7 @@ def current_model() -> Loaded:
     st.info(t(f"Showing the course's small offline model, {DEFAULT_OFFLINE}, instead.",
               f"Mostrando no lugar o modelo pequeno offline do curso, {DEFAULT_OFFLINE}."))
     try:
-        return _load(DEFAULT_OFFLINE)
+        return load_named(DEFAULT_OFFLINE)
     except (ModelUnavailable, ModelTooLarge) as e:
         st.error(t(f"The offline model is unavailable too: {e}",
                    f"O modelo offline também não está disponível: {e}"))

@@ -11,7 +11,9 @@ from lab.model_cache import budget_bytes
 from ui.i18n import LANGUAGES, lang, t
 
 COURSE_LABELS_PT = {"course-gpt2": "Modelo do curso: GPT-2 pequeno, offline",
-                    "course-roberta": "Modelo do curso: RoBERTa pequeno, offline"}
+                    "course-roberta": "Modelo do curso: RoBERTa pequeno, offline",
+                    "course-gpt2-2x128": "Modelo do curso: GPT-2, 2 camadas × 128, offline",
+                    "course-gpt2-1x64": "Modelo do curso: GPT-2, 1 camada × 64, offline"}
 
 
 def draw() -> None:

@@ -1,0 +1,126 @@
+"""Perplexity compared across models, fairly normalised (chapters 06, 08, 09)."""
+
+import pandas as pd
+import streamlit as st
+
+from lab import perplexity, registry
+from ui import perplexity_data as data
+from ui.i18n import lang, num, t
+from ui.state import persist
+from viz import perplexity as viz
+
+PAGE_CHARS = 6_000  # the unseen Debian text is cut here on the page (the CLI takes it whole)
+COURSE_DECODERS = ["course-gpt2-1x64", "course-gpt2-2x128", "course-gpt2"]
+
+st.title(t("Perplexity, compared fairly", "Perplexidade, comparada com justiça"))
+st.write(t("Perplexity is the exponential of the average surprise per token: how many tokens the model is, on "
+           "average, hesitating between. It says what a model learned, but only per token, and models cut text into "
+           "tokens differently. So the same total log-likelihood is also given per byte of text and per word.",
+           "Perplexidade é a exponencial da surpresa média por token: entre quantos tokens o modelo está, em média, "
+           "hesitando. Ela diz o que o modelo aprendeu, mas só por token, e cada modelo corta o texto em tokens de um "
+           "jeito. Por isso a mesma log-verossimilhança total aparece também por byte de texto e por palavra."))
+
+sources = {f"{p['id']}:{p['lang']}": p for p in perplexity.passages()}
+unseen = perplexity.unseen_texts()
+options = list(sources) + ["unseen:en", "unseen:pt", "own"]
+names = {k: f"{p['title']} ({p['lang'].upper()})" for k, p in sources.items()} | {
+    "unseen:en": t("Debian documentation no course model saw (EN)", "Documentação Debian que nenhum modelo do curso viu (EN)"),
+    "unseen:pt": t("Debian documentation no course model saw (PT)", "Documentação Debian que nenhum modelo do curso viu (PT)"),
+    "own": t("Your own text", "Seu próprio texto")}
+persist("ppl_source", "unseen:en")
+source = st.selectbox(t("Text", "Texto"), options, format_func=names.get, key="ppl_source")
+if source == "own":
+    persist("ppl_text", sources["market:en"]["text"])
+    text = st.text_area(t("Your text", "Seu texto"), key="ppl_text", height=160)
+else:
+    text = sources[source]["text"] if source in sources else unseen[source.split(":")[1]][:PAGE_CHARS]
+    with st.expander(t("Show the text", "Mostrar o texto")):
+        st.text(text)
+
+labels = {n: i.label for n, i in registry.REGISTRY.items()}
+persist("ppl_models", [n for n in COURSE_DECODERS if n in registry.REGISTRY])
+chosen = st.multiselect(t("Models (evaluated one after another)", "Modelos (avaliados um depois do outro)"),
+                        list(registry.REGISTRY), key="ppl_models", format_func=lambda n: f"{n} · {labels[n]}")
+persist("ppl_stride", 0.5)
+fraction = st.select_slider(
+    t("Stride, as a share of each model's context", "Passo (stride), como fração do contexto de cada modelo"),
+    data.STRIDES, key="ppl_stride", format_func=lambda f: f"{num(f)} × " + t("context", "contexto"),
+    help=t("The window moves this many tokens at a time; every token is scored once, with at least "
+           "context − stride tokens before it once the text is longer than the context.",
+           "A janela anda esse tanto de tokens por vez; cada token é avaliado uma vez, com pelo menos "
+           "contexto − passo tokens antes dele quando o texto é maior que o contexto."))
+if not text.strip():
+    st.info(t("Type or choose a text to measure.", "Digite ou escolha um texto para medir."))
+    st.stop()
+if not chosen:
+    st.info(t("Choose at least one model.", "Escolha pelo menos um modelo."))
+    st.stop()
+
+results = []
+for name in chosen:
+    r = data.evaluate(name, text, fraction)
+    if "error" in r:
+        st.warning(t(f"{name}: {r['error']}", f"{name}: {r['error']}"))
+    else:
+        results.append(r)
+if not results:
+    st.stop()
+
+frame = viz.results_frame(results, labels)
+headers = {"model": t("model", "modelo"), "params": t("parameters", "parâmetros"), "tokens": t("tokens predicted",
+           "tokens previstos"), "ppl": t("ppl / token", "ppl / token"), "bits_per_byte": t("bits / byte", "bits / byte"),
+           "ppl_per_word": t("ppl / word", "ppl / palavra"), "note": t("note", "nota")}
+pseudo = t("pseudo-perplexity (encoder): not comparable", "pseudo-perplexidade (encoder): não comparável")
+st.dataframe(viz.shown_table(frame, headers, lang(), pseudo), hide_index=True)
+st.info(t("**Which column to compare.** Across models with different tokenizers (GPT-1, GPT-2, RoBERTa, the course "
+          "models) compare **bits per byte** or **perplexity per word**: both divide the same total by something "
+          "every model shares, the text. Perplexity per token compares only models with the same tokenizer (the GPT-2 "
+          "sizes and DistilGPT-2; the three course decoders). Encoders' pseudo-perplexity sees both sides of each "
+          "token and is not comparable with any decoder's number.",
+          "**Qual coluna comparar.** Entre modelos com tokenizadores diferentes (GPT-1, GPT-2, RoBERTa, os modelos do "
+          "curso) compare **bits por byte** ou **perplexidade por palavra**: as duas dividem o mesmo total por algo "
+          "que todos os modelos têm em comum, o texto. Perplexidade por token só compara modelos com o mesmo "
+          "tokenizador (os tamanhos do GPT-2 e o DistilGPT-2; os três decoders do curso). A pseudo-perplexidade dos "
+          "encoders vê os dois lados de cada token e não se compara com número nenhum de decoder."))
+st.altair_chart(viz.bits_chart(frame, t("Bits per byte, smaller models first", "Bits por byte, modelos menores primeiro"),
+                               t("bits per byte (lower is better)", "bits por byte (menor é melhor)"),
+                               {"decoder": t("decoder", "decoder"), "pseudo": pseudo}))
+
+scale = viz.scale_frame(results)
+if len(scale) >= 2:
+    st.subheader(t("What scale buys, offline", "O que a escala compra, offline"))
+    st.altair_chart(viz.scale_chart(scale, t("Course decoders: same tokenizer, corpus and context; only size differs",
+                                             "Decoders do curso: mesmo tokenizador, corpus e contexto; só o tamanho muda"),
+                                    t("non-embedding parameters (log)", "parâmetros fora dos embeddings (log)"),
+                                    t("perplexity per token (log)", "perplexidade por token (log)"),
+                                    t("unigram baseline", "linha de base unigrama")))
+
+st.subheader(t("Which tokens surprised which model", "Quais tokens surpreenderam qual modelo"))
+by_name = {r["model"]: r for r in results}
+persist("ppl_strip", results[-1]["model"])
+if st.session_state["ppl_strip"] not in by_name:
+    st.session_state["ppl_strip"] = results[-1]["model"]
+one = st.selectbox(t("Model", "Modelo"), list(by_name), key="ppl_strip")
+st.caption(t("Darker red: more bits of surprise. Hover a token for its value.",
+             "Vermelho mais escuro: mais bits de surpresa. Passe o mouse num token para ver o valor."))
+st.html(viz.surprisal_html(text, by_name[one]["surprisal"], lang()))
+if len(results) >= 2:
+    c1, c2 = st.columns(2)
+    a = c1.selectbox(t("Model A", "Modelo A"), list(by_name), index=len(by_name) - 1, key="ppl_a")
+    b = c2.selectbox(t("Model B", "Modelo B"), list(by_name), index=0, key="ppl_b")
+    words = viz.words_compare(text, perplexity.by_character(by_name[a]["surprisal"], len(text)),
+                              perplexity.by_character(by_name[b]["surprisal"], len(text)))
+    st.caption(t(f"Per word, aligned by characters: green where {a} was less surprised than {b}, red where more.",
+                 f"Por palavra, alinhado pelos caracteres: verde onde {a} se surpreendeu menos que {b}, vermelho onde mais."))
+    st.html(viz.compare_html(text, words, lang(), (a, b)))
+
+st.subheader(t("Published figures", "Números publicados"))
+st.dataframe(pd.DataFrame(perplexity.PUBLISHED).rename(columns={"model": headers["model"], "dataset": t("data", "dados"),
+                                                                "ppl": "ppl", "source": t("source", "fonte")}),
+             hide_index=True)
+st.caption(t("The GPT-2 paper scores WikiText-2 after undoing its tokenization (spaces around punctuation, "
+             "@-@ markers), with its own detokenizers; raw text, as here and in the Hugging Face guide, scores "
+             "differently, so expect the same order of magnitude, not the same digits.",
+             "O artigo do GPT-2 mede o WikiText-2 depois de desfazer a tokenização dele (espaços em volta da "
+             "pontuação, marcas @-@) com destokenizadores próprios; texto cru, como aqui e no guia da Hugging Face, "
+             "dá outros valores: espere a mesma ordem de grandeza, não os mesmos dígitos."))

@@ -1,0 +1,200 @@
+"""The perplexity page under AppTest, on tiny random models standing in for the course models (no network)."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from lab import perplexity, registry
+from tests.test_models import fake_hub_cache
+from viz import perplexity as viz
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGE = "app_pages/perplexity.py"
+STANDINS = {"course-gpt2": "gpt2", "course-gpt2-1x64": "gpt2", "course-gpt2-2x128": "openai-gpt",
+            "course-roberta": "roberta"}
+
+
+@pytest.fixture
+def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
+    """The course models are tiny random ones; an offline, private HF cache; fresh caches."""
+    from ui import perplexity_data
+    from ui.model_loader import model_cache
+
+    for name, arch in STANDINS.items():
+        monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(registry.info(name),
+                                                                         path=str(tiny_model_dirs[arch])))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    model_cache.clear()
+    perplexity_data.clear()
+    yield tmp_path / "hf" / "hub"
+    model_cache.clear()
+    perplexity_data.clear()
+
+
+@pytest.fixture
+def forwards():
+    """Counts forward passes of any base transformer, process-wide."""
+    from transformers import PreTrainedModel
+
+    count = {"n": 0}
+
+    def hook(module, args, output):
+        if isinstance(module, PreTrainedModel) and module.base_model is module:
+            count["n"] += 1
+
+    handle = torch.nn.modules.module.register_module_forward_hook(hook)
+    yield count
+    handle.remove()
+
+
+def open_page(**params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def parse(body: str) -> tuple[set[str], str]:
+    """(every element name an HTML parser finds in body, the text it would show)."""
+    from html.parser import HTMLParser
+
+    found, text = set(), []
+
+    class Collect(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.add(tag)
+
+        def handle_data(self, data):
+            text.append(data)
+
+    Collect(convert_charrefs=True).feed(body)
+    return found, "".join(text)
+
+
+def table(at) -> pd.DataFrame:
+    return at.dataframe[0].value
+
+
+def test_several_models_fill_one_table_ordered_by_size(tiny_course):
+    at = open_page()
+    at.multiselect(key="ppl_models").set_value(["course-roberta", "course-gpt2", "course-gpt2-2x128"]).run()
+    assert not at.exception and not at.warning
+    frame = table(at)
+    assert list(frame["model"]) == sorted(frame["model"], key=lambda n: registry.info(n).params)
+    assert "pseudo" in frame.loc[frame["model"] == "course-roberta", "note"].item()
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    assert specs and "bits per byte" in json.dumps(specs)
+
+
+def test_the_page_shows_what_the_cli_computes(tiny_course, tiny_model_dirs, tmp_path, capsys):
+    from lab.cli import main
+
+    at = open_page()
+    at.selectbox(key="ppl_source").select("own").run()
+    text = "The last bus leaves at eleven forty, and the driver waits when it rains."
+    at.text_area(key="ppl_text").set_value(text).run()
+    at.multiselect(key="ppl_models").set_value(["course-gpt2"]).run()
+    shown = table(at).iloc[0]
+    f = tmp_path / "t.txt"
+    f.write_text(text, encoding="utf-8")
+    assert main(["perplexity", "--json", "--model", str(tiny_model_dirs["gpt2"]), "--file", str(f)]) == 0
+    cli = json.loads(capsys.readouterr().out)["results"][0]
+    assert shown["tokens predicted"] == f"{cli['tokens']:,}"
+    assert shown["ppl / token"] == f"{cli['ppl']:,.2f}" and shown["bits / byte"] == f"{cli['bits_per_byte']:.3f}"
+
+
+def test_results_survive_a_page_switch_without_another_forward(tiny_course, forwards):
+    at = open_page()
+    at.multiselect(key="ppl_models").set_value(["course-gpt2", "course-gpt2-1x64"]).run()
+    ran = forwards["n"]
+    assert ran >= 2  # the counter is live
+    at.selectbox(key="ppl_strip").select("course-gpt2-1x64").run()
+    at.switch_page("app_pages/home.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.multiselect(key="ppl_models").value == ["course-gpt2", "course-gpt2-1x64"]
+    assert len(table(at)) == 2 and forwards["n"] == ran
+
+
+def test_a_model_over_the_budget_is_reported_and_the_others_still_run(tiny_course, tiny_model_dirs, monkeypatch):
+    fake_hub_cache(tiny_course, "openai-community/gpt2-xl", tiny_model_dirs["gpt2"])
+    monkeypatch.setenv("LAB_MEMORY_BUDGET_MB", "1000")  # gpt2-xl needs ~6.9 GB by the registry
+    at = open_page()
+    at.multiselect(key="ppl_models").set_value(["course-gpt2", "gpt2-xl"]).run()
+    assert not at.exception
+    assert any("gpt2-xl" in w.value for w in at.warning)
+    assert list(table(at)["model"]) == ["course-gpt2"]
+
+
+def test_a_model_missing_offline_is_a_warning_not_an_exception(tiny_course):
+    at = open_page()
+    at.multiselect(key="ppl_models").set_value(["course-gpt2", "gpt2-medium"]).run()
+    assert not at.exception and any("gpt2-medium" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("text", ["", "   \n  "])
+def test_an_empty_text_says_so(tiny_course, text):
+    at = open_page()
+    at.selectbox(key="ppl_source").select("own").run()
+    at.text_area(key="ppl_text").set_value(text).run()
+    assert not at.exception and not at.dataframe
+    assert any("Type or choose a text" in i.value for i in at.info)
+
+
+def test_one_token_is_a_clear_message(tiny_course):
+    at = open_page()
+    at.selectbox(key="ppl_source").select("own").run()
+    at.text_area(key="ppl_text").set_value("Hello").run()
+    at.multiselect(key="ppl_models").set_value(["course-gpt2"]).run()
+    assert not at.exception and any("single token" in w.value for w in at.warning)
+
+
+def test_no_model_chosen_says_so(tiny_course):
+    at = open_page()
+    at.multiselect(key="ppl_models").set_value([]).run()
+    assert not at.exception and any("Choose at least one model" in i.value for i in at.info)
+
+
+def test_in_portuguese_headers_and_numbers(tiny_course):
+    at = open_page(lang="pt")
+    at.multiselect(key="ppl_models").set_value(["course-gpt2"]).run()
+    frame = table(at)
+    assert {"modelo", "parâmetros", "tokens previstos", "ppl / palavra"} <= set(frame.columns)
+    assert "," in frame["bits / byte"].iloc[0] and "." not in frame["bits / byte"].iloc[0]
+    assert any("Qual coluna comparar" in i.value for i in at.info)
+
+
+def test_user_text_is_escaped_in_the_surprisal_views(tiny_course):
+    at = open_page()
+    at.selectbox(key="ppl_source").select("own").run()
+    payload = 'Hi <img src=x onerror="alert(1)"> & <script>alert(2)</script> ok'
+    at.text_area(key="ppl_text").set_value(payload).run()
+    at.multiselect(key="ppl_models").set_value(["course-gpt2", "course-gpt2-1x64"]).run()
+    bodies = [h.proto.body for h in at.get("html")]
+    assert len(bodies) == 2
+    for body in bodies:  # only the views' own tags survive; the payload is shown as the text it is
+        found, shown = parse(body)
+        assert found <= {"div", "span"} and shown == payload
+
+
+def test_scale_chart_uses_only_course_decoders_with_a_unigram_baseline():
+    ids = list(range(100, 140))
+    results = [{"model": m, "non_embedding": n, "ppl": p, "tokens": 39, "unigram_nll": perplexity.unigram_nll(ids, range(1, 40))}
+               for m, n, p in (("course-gpt2", 3_159_552, 30.0), ("course-gpt2-1x64", 50_112, 90.0))]
+    results.append({"model": "gpt2", "non_embedding": 85_000_000, "ppl": 20.0, "tokens": 39})
+    frame = viz.scale_frame(results)
+    assert list(frame["model"]) == ["course-gpt2-1x64", "course-gpt2"]
+    assert (frame["unigram_ppl"] > 0).all()
+    spec = viz.scale_chart(frame, "t", "x", "y", "unigram").to_dict()
+    assert spec["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
