@@ -1,0 +1,100 @@
+"""The sampling page in a real Chromium, on a tiny random GPT-2 in a fake offline HF cache."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.test_models import fake_hub_cache
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")  # absolute: the server's working folder may differ
+TEXT = '.st-key-samp_stream .samp-text'
+SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "sampling.png"
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory, tiny_model_dirs):
+    """The app, offline, where "gpt2" and "roberta-base" are tiny random models in the HF cache."""
+    require_browser()
+    hf = tmp_path_factory.mktemp("hf")
+    fake_hub_cache(hf / "hub", "openai-community/gpt2", tiny_model_dirs["gpt2"])
+    fake_hub_cache(hf / "hub", "FacebookAI/roberta-base", tiny_model_dirs["roberta"])
+    env = {"HF_HOME": str(hf), "HF_HUB_CACHE": str(hf / "hub"), "HF_HUB_OFFLINE": "1"}
+    with streamlit_server(APP, env=env) as url:
+        yield url
+
+
+def open_sampling(browser, url: str, model: str = "gpt2"):
+    """The entry page with ?model=, then the sampling page through the navigation."""
+    page = new_page(browser, height=2200)
+    page.goto(f"{url}/?model={model}")
+    wait_idle(page)
+    page.get_by_text("Sampling").first.click()
+    page.wait_for_selector('h1:has-text("Sampling")', timeout=60_000)
+    wait_idle(page)
+    return page
+
+
+def temperature(page):
+    """The temperature slider (an input of type range: role slider)."""
+    return page.get_by_role("slider", name="Temperature (0 = greedy)").first  # then B's, lower down
+
+
+def test_moving_the_temperature_slider_changes_the_text(app_url):
+    with chromium() as browser:
+        page = open_sampling(browser, app_url)
+        page.wait_for_selector(f"{TEXT} .samp-tok", timeout=60_000)
+        before = page.locator(TEXT).inner_text()
+        assert page.locator(f"{TEXT} .samp-tok").count() == 32
+        thumb = temperature(page)
+        assert thumb.input_value() == "1"
+        thumb.focus()
+        for _ in range(4):  # 1.00 -> 0.80, one 0.05 step per key press
+            page.keyboard.press("ArrowLeft")
+        page.wait_for_timeout(500)
+        wait_idle(page)
+        assert temperature(page).input_value() == "0.8"
+        page.wait_for_function(f"document.querySelector({TEXT!r}).innerText !== {before!r}", timeout=30_000)
+        after = page.locator(TEXT).inner_text()
+        assert after != before and page.locator(f"{TEXT} .samp-tok").count() == 32
+        # Back to 1.0 with the same seed: the very first text again.
+        temperature(page).focus()
+        for _ in range(4):
+            page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(500)
+        wait_idle(page)
+        page.wait_for_function(f"document.querySelector({TEXT!r}).innerText === {before!r}", timeout=30_000)
+        page.get_by_role("button", name="Stop").click()  # nothing running: the page simply stays
+        page.wait_for_timeout(300)
+        wait_idle(page)
+        assert page.locator(TEXT).inner_text() == before
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.dialogs == []
+
+
+def test_an_encoder_gets_a_message_not_a_broken_page(app_url):
+    with chromium() as browser:
+        page = open_sampling(browser, app_url, model="roberta-base")
+        assert page.get_by_text("Sampling needs a decoder").count() == 1
+        assert page.locator('[data-testid="stSlider"]').count() == 0
+        assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_the_course_model_streams_and_the_screenshot(app_url, tmp_path):
+    """The offline default (course-gpt2, the real small model) on the page; docs/sampling.png from it."""
+    with chromium() as browser:
+        page = new_page(browser, height=2300)
+        page.goto(f"{app_url}/")
+        wait_idle(page)
+        page.get_by_text("Sampling").first.click()
+        page.wait_for_selector(f"{TEXT} .samp-tok", timeout=120_000)
+        wait_idle(page)
+        page.wait_for_function("document.querySelectorAll('[data-testid=\"stVegaLiteChart\"] canvas, "
+                               "[data-testid=\"stVegaLiteChart\"] svg').length >= 2", timeout=30_000)
+        assert page.locator(f"{TEXT} .samp-tok").count() == 32
+        assert page.locator('[data-testid="stException"]').count() == 0
+        page.wait_for_timeout(1000)  # let the charts finish drawing before the screenshot
+        # docs/sampling.png is tracked: rewritten only on request (UPDATE_SCREENSHOTS=1 pytest ...).
+        shot = SCREENSHOT if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path / SCREENSHOT.name
+        page.screenshot(path=str(shot), full_page=True)

@@ -1,0 +1,209 @@
+"""The sampling page under AppTest, on tiny random models (no network)."""
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import streamlit as st
+import torch
+from streamlit.testing.v1 import AppTest
+
+from lab import registry
+from lab.sampling import PROMPTS
+from tests.test_models import fake_hub_cache
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+@pytest.fixture
+def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
+    """course-gpt2 / course-roberta are tiny random models; an offline, private HF cache; fresh caches."""
+    from ui import sampling_data
+    from ui.model_loader import model_cache
+
+    for name, arch in (("course-gpt2", "gpt2"), ("course-roberta", "roberta")):
+        info = registry.info(name)
+        monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(info, path=str(tiny_model_dirs[arch])))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for c in (model_cache, sampling_data.generation):
+        c.clear()
+    yield tmp_path / "hf" / "hub"
+    for c in (model_cache, sampling_data.generation):
+        c.clear()
+
+
+@pytest.fixture
+def forwards():
+    """Counts forward passes of every base transformer (GPT2Model, ...), through a process-wide hook."""
+    from transformers import PreTrainedModel
+
+    count = {"n": 0}
+
+    def hook(module, args, output):
+        if isinstance(module, PreTrainedModel) and module.base_model is module:
+            count["n"] += 1
+
+    handle = torch.nn.modules.module.register_module_forward_hook(hook)
+    yield count
+    handle.remove()
+
+
+def open_page(**params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page("app_pages/sampling.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def streamed(at: AppTest) -> list[int]:
+    """The ids of the page's main generation (the newest result in session state)."""
+    results = at.session_state["samp_results"]
+    return [t["id"] for t in list(results.values())[-1]["tokens"]]
+
+
+def generate_ids(model_dir, prompt, n, temperature, top_k, top_p, seed) -> list[int]:
+    """transformers' generate with the same settings and seed (through the process RNG: the oracle)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(model_dir)
+    ids = tok(prompt)["input_ids"]
+    torch.manual_seed(seed)
+    out = model.generate(torch.tensor([ids]), do_sample=temperature > 0, max_new_tokens=n, top_k=top_k,
+                         top_p=top_p, temperature=temperature or None, pad_token_id=0)
+    return out[0, len(ids):].tolist()
+
+
+def test_page_streams_generates_text_and_views_cost_no_forward_pass(tiny_course, tiny_model_dirs, forwards):
+    at = open_page()
+    assert at.title[0].value == "Sampling"
+    s = {k: at.session_state[f"samp_{k}"] for k in ("temperature", "top_k", "top_p", "seed", "n")}
+    # n passes for the stream (the prompt once, then one token at a time: key-value cache), n for B
+    assert forwards["n"] == 2 * s["n"]
+    passes = forwards["n"]
+    assert streamed(at) == generate_ids(tiny_model_dirs["gpt2"], PROMPTS["en"], s["n"], s["temperature"],
+                                        s["top_k"], s["top_p"], s["seed"])
+    forwards["n"] = passes  # not counting the oracle's own passes
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Tokens left"].endswith("/ 50,257") and "bits" in metrics["Entropy, raw"]
+    at.pills(key="samp_pick").set_value(5).run()  # inspect another token: a view change
+    at.run()  # a plain rerun
+    assert not at.exception and forwards["n"] == passes
+    assert at.metric[3].value != "" and len(at.get("vega_lite_chart")) >= 2
+
+
+def test_moving_a_setting_changes_the_text_and_the_same_seed_gives_it_back(tiny_course):
+    at = open_page()
+    first = streamed(at)
+    at.number_input(key="samp_seed").set_value(1).run()
+    assert streamed(at) != first
+    at.slider(key="samp_temperature").set_value(0.0).run()  # greedy: the seed no longer matters
+    greedy = streamed(at)
+    at.number_input(key="samp_seed").set_value(2).run()
+    assert streamed(at) == greedy
+    at.slider(key="samp_temperature").set_value(1.0).run()
+    at.number_input(key="samp_seed").set_value(0).run()
+    assert streamed(at) == first and not at.exception
+
+
+def test_stop_keeps_what_was_drawn_and_the_session_goes_on(tiny_course, monkeypatch, forwards):
+    """A run cut short (as a Stop click or leaving the page interrupts it) keeps its partial text when
+    Stop caused the rerun; without Stop the page draws the whole text again."""
+    from lab import sampling
+
+    real, cut = sampling.steps, {"after": 3}
+
+    def interrupted(*args, **kwargs):
+        for i, step in enumerate(real(*args, **kwargs)):
+            if cut["after"] is not None and i == cut["after"]:
+                cut["after"] = None  # once: later generations run to the end
+                st.stop()  # the script is interrupted mid-generation
+            yield step
+
+    monkeypatch.setattr(sampling, "steps", interrupted)
+    at = open_page()
+    assert len(streamed(at)) == 3
+    at.button(key="samp_stop").click().run()
+    assert not at.exception and len(streamed(at)) == 3
+    assert any("Stopped after 3 tokens" in c.value for c in at.caption)
+    passes = forwards["n"]
+    at.pills(key="samp_pick").set_value(2).run()  # the stopped text stays, and views work on it
+    assert not at.exception and forwards["n"] == passes and len(streamed(at)) == 3
+    at.number_input(key="samp_seed").set_value(9).run()  # new settings: a full generation
+    assert len(streamed(at)) == at.session_state["samp_n"]
+    at.number_input(key="samp_seed").set_value(0).run()  # back to the stopped settings: still the stopped text
+    assert len(streamed(at)) == 3
+
+
+def test_a_run_cut_without_stop_is_drawn_again(tiny_course, monkeypatch):
+    from lab import sampling
+
+    real, cut = sampling.steps, {"after": 2}
+
+    def interrupted(*args, **kwargs):
+        for i, step in enumerate(real(*args, **kwargs)):
+            if cut["after"] is not None and i == cut["after"]:
+                cut["after"] = None
+                st.stop()
+            yield step
+
+    monkeypatch.setattr(sampling, "steps", interrupted)
+    at = open_page()
+    assert len(streamed(at)) == 2
+    at.switch_page("app_pages/home.py").run()  # the reader left mid-way, then comes back
+    at.switch_page("app_pages/sampling.py").run()
+    assert not at.exception and len(streamed(at)) == at.session_state["samp_n"]
+
+
+def test_comparisons_side_by_side_and_five_seeds(tiny_course):
+    at = open_page()
+    assert at.radio(key="samp_compare").value == "pair"
+    assert at.session_state["samp_b_temperature"] == 0.0  # B starts greedy
+    html = [md.value for md in at.markdown if 'class="samp-text"' in md.value]
+    assert len(html) == 3  # the stream, A and B
+    assert html[0] == html[1] and html[1] != html[2]
+    at.radio(key="samp_compare").set_value("seeds").run()
+    texts = [md.value for md in at.markdown if 'class="samp-text"' in md.value][1:]
+    assert len(texts) == 5 and len(set(texts)) == 5
+    assert any("5 different texts out of 5" in c.value for c in at.caption)
+
+
+def test_an_encoder_gets_a_plain_message(tiny_course, forwards):
+    at = open_page(model="course-roberta")
+    assert any("Sampling needs a decoder" in i.value for i in at.info)
+    assert len(at.slider) == 0 and forwards["n"] == 0
+
+
+def test_gpt1_samples_without_a_cache(tiny_course, tiny_model_dirs):
+    fake_hub_cache(tiny_course, "openai-community/openai-gpt", tiny_model_dirs["openai-gpt"])
+    at = open_page(model="openai-gpt")
+    assert any("no key-value cache" in c.value for c in at.caption)
+    assert len(streamed(at)) == at.session_state["samp_n"]
+
+
+def test_bad_prompts_and_the_url_cannot_smuggle_settings(tiny_course):
+    at = open_page(temperature="-1", top_p="7", top_k="-5", seed="nan")
+    assert at.session_state["samp_temperature"] == 1.0 and at.session_state["samp_top_p"] == 0.9
+    at.text_area(key="samp_prompt").set_value("   ").run()
+    assert not at.exception and any("Type a prompt" in i.value for i in at.info)
+    at.text_area(key="samp_prompt").set_value("it was " * 40).run()  # more tokens than the tiny model's 64
+    assert not at.exception and any("no room is left" in i.value for i in at.info)
+    at.text_area(key="samp_prompt").set_value("it was " * 30).run()  # 61 tokens: room for 3
+    assert not at.exception and at.slider(key="samp_n").max == 3 and len(streamed(at)) == 3
+
+
+def test_portuguese_page_and_inputs_survive_a_page_switch(tiny_course):
+    at = open_page(lang="pt")
+    assert at.title[0].value == "Amostragem" and at.text_area(key="samp_prompt").value == PROMPTS["pt"]
+    assert any(m.label == "Entropia, bruta" for m in at.metric)
+    at.slider(key="samp_top_k").set_value(7).run()
+    at.switch_page("app_pages/home.py").run()
+    assert any("Amostragem" in link.label and "07" in link.label for link in at.get("page_link"))
+    at.switch_page("app_pages/sampling.py").run()
+    assert not at.exception and at.slider(key="samp_top_k").value == 7

@@ -1,0 +1,105 @@
+"""Views for the sampling page (chapter 07): one step's candidates stage by stage, the cumulative
+curve that top-p cuts, and generated text coloured by the probability each token had when drawn.
+
+Pure builders: records from lab.sampling in, an Altair chart or an HTML-escaped string out.
+"""
+
+from __future__ import annotations
+
+import html
+
+import altair as alt
+import pandas as pd
+
+from viz.tokens import visible
+
+STAGES = ("raw", "temperature", "top_k", "top_p")  # lab.sampling.record's p_raw, p_temp, p_topk, p_filtered
+COLUMNS = {"raw": "p_raw", "temperature": "p_temp", "top_k": "p_topk", "top_p": "p_filtered"}
+MARKS = ("sampled", "argmax", "kept", "removed")
+MARK_COLOURS = ("#ea580c", "#7c3aed", "#2563eb", "#cbd5e1")
+NAMES = {"raw": "raw (T = 1)", "temperature": "after temperature", "top_k": "after top-k",
+         "top_p": "after top-p (drawn from)", "sampled": "sampled", "argmax": "argmax", "kept": "kept",
+         "removed": "removed", "p": "probability", "token": "token", "stage": "stage",
+         "cumulative": "cumulative probability", "top_p_line": "top-p"}
+
+
+def label(rank: int, text: str) -> str:
+    """A candidate's axis label: its rank (1 = most likely) and its visible text."""
+    return f"{rank + 1} {visible(text)}"
+
+
+def stages_frame(step: dict, texts: list[str], chosen: int | None) -> pd.DataFrame:
+    """Long form (rank, token, stage, p, mark) for one step's candidates; texts: each candidate's text.
+
+    mark: "sampled" for the drawn token, "argmax" for the raw favourite (when it was not drawn),
+    "removed" where the stage has filtered the token out, else "kept".
+    """
+    c = step["candidates"]
+    rows = []
+    for rank, (tid, text) in enumerate(zip(c["id"], texts, strict=True)):
+        for stage in STAGES:
+            p = c[COLUMNS[stage]][rank]
+            mark = ("sampled" if tid == chosen else "argmax" if rank == 0 else "removed" if p == 0 else "kept")
+            rows.append({"rank": rank, "token": label(rank, text), "stage": stage, "p": p, "mark": mark})
+    return pd.DataFrame(rows)
+
+
+def stages_chart(frame: pd.DataFrame, names: dict | None = None) -> alt.Chart:
+    """One bar chart per stage, candidates top to bottom by raw rank; the drawn token and argmax marked."""
+    n = {**NAMES, **(names or {})}
+    data = frame.assign(stage_name=frame["stage"].map(n), mark_name=frame["mark"].map(n))
+    order = [n[s] for s in STAGES]
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X("p:Q", title=n["p"], scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("token:N", title=None, sort=alt.EncodingSortField("rank", order="ascending"),
+                axis=alt.Axis(labelOverlap=False, labelLimit=110)),
+        color=alt.Color("mark_name:N", title=None, legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(domain=[n[m] for m in MARKS], range=list(MARK_COLOURS))),
+        tooltip=[alt.Tooltip("token:N", title=n["token"]), alt.Tooltip("stage_name:N", title=n["stage"]),
+                 alt.Tooltip("p:Q", title=n["p"], format=".4f")],
+    ).properties(width=140, height=alt.Step(16)).facet(
+        column=alt.Column("stage_name:N", title=None, sort=order))
+
+
+def cumulative_frame(step: dict, texts: list[str]) -> pd.DataFrame:
+    """(rank, token, cumulative, kept): the running sum of the after-top-k probabilities, best first,
+    and whether top-p kept each candidate."""
+    c = step["candidates"]
+    total, rows = 0.0, []
+    for rank, (text, p, f) in enumerate(zip(texts, c["p_topk"], c["p_filtered"], strict=True)):
+        total += p
+        rows.append({"rank": rank, "token": label(rank, text), "cumulative": min(total, 1.0), "kept": f > 0})
+    return pd.DataFrame(rows)
+
+
+def cumulative_chart(frame: pd.DataFrame, top_p: float, names: dict | None = None) -> alt.LayerChart:
+    """The cumulative curve top-p cuts: points kept (blue) or removed (grey), a rule at top_p."""
+    n = {**NAMES, **(names or {})}
+    data = frame.assign(mark_name=frame["kept"].map({True: n["kept"], False: n["removed"]}))
+    x = alt.X("token:N", title=None, sort=alt.EncodingSortField("rank", order="ascending"),
+              axis=alt.Axis(labelAngle=-45, labelOverlap=False, labelLimit=90))
+    base = alt.Chart(data).encode(x=x, y=alt.Y("cumulative:Q", title=n["cumulative"], scale=alt.Scale(domain=[0, 1])))
+    line = base.mark_line(color="#94a3b8")
+    points = base.mark_circle(size=60).encode(
+        color=alt.Color("mark_name:N", title=None, legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(domain=[n["kept"], n["removed"]], range=["#2563eb", "#cbd5e1"])),
+        tooltip=[alt.Tooltip("token:N", title=n["token"]), alt.Tooltip("cumulative:Q", format=".4f")])
+    rule = alt.Chart(pd.DataFrame({"y": [top_p]})).mark_rule(color="#ea580c", strokeDash=[4, 3]).encode(
+        y="y:Q", tooltip=[alt.Tooltip("y:Q", title=n["top_p_line"])])
+    return alt.layer(line, points, rule).properties(height=220)
+
+
+def colour(p: float) -> str:
+    """Background for a token drawn with probability p: pale for unlikely, deep blue for certain."""
+    return f"rgba(37, 99, 235, {0.08 + 0.62 * max(0.0, min(1.0, p)):.3f})"
+
+
+def coloured_tokens(tokens: list[dict], prompt: str = "", cursor: bool = False) -> str:
+    """The prompt (plain grey) then each token (dicts with token, p) on a background by its p; escaped HTML."""
+    spans = [f'<span style="color:#64748b;white-space:pre-wrap">{html.escape(prompt)}</span>'] if prompt else []
+    for i, t in enumerate(tokens):
+        spans.append(f'<span class="samp-tok" title="{i + 1} · p = {t["p"]:.4f}" style="background:{colour(t["p"])};'
+                     f'white-space:pre-wrap;border-radius:3px">{html.escape(t["token"])}</span>')
+    if cursor:
+        spans.append('<span style="color:#94a3b8">▍</span>')
+    return f'<div class="samp-text" style="line-height:1.9;font-size:1.05em">{"".join(spans)}</div>'
