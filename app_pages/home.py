@@ -21,6 +21,13 @@ PAGES = [
      "word, the Portuguese premium, what it costs in a context window.",
      "O tokenizador do GPT-2 contra cl100k_base e o200k_base em português e inglês: tokens por "
      "palavra, o ágio do português, o que isso custa numa janela de contexto."),
+    ("app_pages/analogies.py", "Embedding analogies", "Analogias de embeddings", ("02",),
+     "king − man + woman over the input embeddings, measured: the inputs left out (or not), the expected "
+     "word's rank both ways, words that are several tokens, nearest neighbours, and a 2D picture that says how "
+     "much it hides.",
+     "rei − homem + mulher sobre os embeddings de entrada, medido: as de entrada excluídas (ou não), a posição "
+     "da palavra esperada dos dois jeitos, palavras de vários tokens, vizinhos mais próximos e um retrato 2D "
+     "que diz quanto esconde."),
     ("app_pages/attention.py", "Attention heads", "Cabeças de atenção", ("03", "04"),
      "Every head of every layer on your text: one head as a heatmap, all heads at a glance, and a sortable "
      "table that finds the previous-token heads; the split into heads (768 = 12 × 64 in GPT-2 small) read from the model.",
@@ -32,6 +39,23 @@ PAGES = [
      "the trophy experiment (difference exactly 0.0) beside an encoder.",
      "Scores com −∞ acima da diagonal, zeros exatos depois do softmax, o mesmo modelo sem a máscara; o "
      "experimento do troféu (diferença exatamente 0,0) ao lado de um encoder."),
+    ("app_pages/logit_lens.py", "Logit lens", "Lente dos logits", ("05",),
+     "Every layer read out as if it were the last: a grid of each floor's guess for the next token, and one "
+     "token followed up the layers, where its answer appears and where it settles.",
+     "Cada camada lida como se fosse a última: uma grade com o palpite de cada andar para o próximo token, e um "
+     "token seguido pelas camadas, onde a resposta aparece e onde ela se firma."),
+    ("app_pages/perplexity.py", "Perplexity", "Perplexidade", ("06", "08", "09"),
+     "One text, several models: perplexity per token, and the same likelihood per byte and per word so that "
+     "models with different tokenizers compare fairly; which tokens surprised which model; what scale buys, "
+     "offline, across three course decoders that differ only in size.",
+     "Um texto, vários modelos: perplexidade por token, e a mesma verossimilhança por byte e por palavra para "
+     "comparar com justiça modelos de tokenizadores diferentes; quais tokens surpreenderam qual modelo; o que a "
+     "escala compra, offline, em três decoders do curso que só diferem no tamanho."),
+    ("app_pages/sampling.py", "Sampling", "Amostragem", ("07",),
+     "Temperature, top-k, top-p and the seed: the next-token distribution stage by stage, generation streamed "
+     "token by token, two settings side by side and five seeds.",
+     "Temperatura, top-k, top-p e a semente: a distribuição do próximo token etapa por etapa, a geração token a "
+     "token, duas configurações lado a lado e cinco sementes."),
 ]
 
 for path, title_en, title_pt, chapters, what_en, what_pt in PAGES:

@@ -20,6 +20,10 @@ MODULES = (
     "lab.cli.models",
     "lab.cli.attention",
     "lab.cli.train",
+    "lab.cli.perplexity",
+    "lab.cli.lens",
+    "lab.cli.embeddings",
+    "lab.cli.sampling",
 )
 
 
