@@ -169,3 +169,24 @@ def test_smoke_training_writes_loadable_models_and_results(tiny_corpus, tmp_path
         assert Image.open(out / png).size[0] > 100
     saved = json.loads((out / "results.json").read_text())
     assert saved["decoder"]["samples"]["pt"].startswith("O sistema Debian é")
+
+
+def test_a_sibling_preset_stops_at_the_plateau_and_saves_under_its_own_name(tiny_corpus, tmp_path, monkeypatch):
+    """A constant learning rate and a patience of 2 evaluations: on three repeated sentences the held-out
+    loss stops improving long before 5,000 steps, the run stops there and keeps its best checkpoint."""
+    from lab import models
+    from lab.course import train
+
+    small = dict(train.PRESETS["smoke"], schedule="constant", patience=2, steps=5000, eval_every=25,
+                 name="course-gpt2-tiny")
+    monkeypatch.setitem(train.PRESETS, "sibling-test", small)
+    out = tmp_path / "run"
+    results = train.run("sibling-test", tiny_corpus, out, device="cpu", models=("decoder",), evaluate=False,
+                        log=lambda s: None)
+    record = results["training"]["decoder"]
+    assert record["stopped"] == "plateau" and record["steps"] < 5000
+    losses = [c["test_loss"] for c in record["curve"]]
+    assert record["best_test_loss"] == min(losses)
+    assert not (out / "course-gpt2").exists()
+    assert models.load(str(out / "course-gpt2-tiny")).kind == "decoder"
+    assert train.lr_at(4000, 5000, small) == small["lr"]  # constant after warmup
