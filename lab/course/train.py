@@ -37,7 +37,8 @@ PRESETS = {
                 minutes=2.5, eval_every=200, eval_windows=512, dropout=0.1, repeat_frac=0.1),
     # course-gpt2's smaller siblings for the perplexity page's scale curve (chapter 06): same tokenizer,
     # corpus and context, only smaller; constant learning rate after warmup, stopped at a plateau of the
-    # held-out loss (no gain of 0.5% over `patience` evaluations) or at the time budget, whichever first.
+    # held-out loss (its best fell less than 0.5% over the last `patience` evaluations, all together) or
+    # at the time budget, whichever comes first.
     "cpu-1x64": dict(n_layer=1, n_embd=64, n_head=2, seq=256, batch=16, lr=3e-3, warmup=100, steps=None,
                      minutes=30.0, eval_every=200, eval_windows=64, dropout=0.0, repeat_frac=0.1,
                      schedule="constant", patience=6, name="course-gpt2-1x64"),
@@ -45,7 +46,7 @@ PRESETS = {
                       minutes=40.0, eval_every=200, eval_windows=64, dropout=0.0, repeat_frac=0.1,
                       schedule="constant", patience=6, name="course-gpt2-2x128"),
 }
-PLATEAU_GAIN = 0.005  # a held-out loss must beat the best by this fraction to count as progress
+PLATEAU_GAIN = 0.005  # the best held-out loss must fall by this fraction over `patience` evaluations
 MODELS = ("decoder", "encoder")
 MASK_PROB = 0.15
 
@@ -202,7 +203,7 @@ def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=prin
     calib_from, calib_at = 5, min(100, max(10, cfg["warmup"]))
     curve, best, best_state = [], float("inf"), None
     running, n_running = 0.0, 0
-    since_gain, stopped = 0, "schedule"
+    bests, stopped = [], "schedule"  # the best held-out loss after each evaluation
     sync()
     t0 = time.perf_counter()
     eval_s = 0.0
@@ -215,10 +216,6 @@ def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=prin
             train_loss = running / n_running if n_running else None
             curve.append({"step": step, "tokens": step * tokens_per_step, "train_loss": train_loss,
                           "test_loss": loss_test, "elapsed_s": round(time.perf_counter() - t0, 2)})
-            if loss_test < best * (1 - PLATEAU_GAIN):
-                since_gain = 0
-            else:
-                since_gain += 1
             if loss_test < best:
                 best, best_step = loss_test, step
                 best_state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
@@ -228,10 +225,12 @@ def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=prin
             log(f"{kind} step {step}/{total if total < 10**9 else '?'} tokens {step * tokens_per_step:,} "
                 f"train {train_loss if train_loss is None else round(train_loss, 4)} "
                 f"held-out {loss_test:.4f} ({rate:,.0f} tok/s)")
-            if cfg.get("patience") and since_gain >= cfg["patience"]:
+            bests.append(best)
+            patience = cfg.get("patience")
+            if patience and len(bests) > patience and bests[-1] > bests[-1 - patience] * (1 - PLATEAU_GAIN):
                 stopped = "plateau"
-                log(f"{kind}: held-out loss has not improved by {PLATEAU_GAIN:.1%} in {since_gain} evaluations; "
-                    "stopping at the plateau")
+                log(f"{kind}: the best held-out loss fell less than {PLATEAU_GAIN:.1%} over the last {patience} "
+                    "evaluations; stopping at the plateau")
                 break
         if step == calib_from:
             sync()
