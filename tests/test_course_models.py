@@ -69,3 +69,28 @@ def test_heldout_perplexity_beats_the_documented_bound(decoder, doc):
     with torch.no_grad():
         ppl = math.exp(decoder.model(x, labels=x).loss.item())
     assert ppl <= BOUND * unigram_perplexity(ids), (ppl, unigram_perplexity(ids))
+
+
+SIBLINGS = ("course-gpt2-1x64", "course-gpt2-2x128", "course-gpt2")  # smallest first
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_three_course_decoders_are_ordered_by_size_on_unseen_text(monkeypatch, lang):
+    """Held-out perplexity (Debian documentation no course model saw) falls as the model grows, and
+    every one of them beats the unigram baseline of the training counts."""
+    from lab import perplexity
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    text = perplexity.unseen_texts()[lang][:6000]
+    ppl, sizes = [], []
+    for name in SIBLINGS:
+        m = models.load(name)
+        assert (m.kind, m.context) == ("decoder", 256)
+        r = perplexity.evaluate(m, text, stride=128)
+        ids = perplexity.encode(m.tokenizer, text)
+        unigram = math.exp(perplexity.unigram_nll(ids, [s["position"] for s in r["surprisal"]]) / r["tokens"])
+        assert r["ppl"] < unigram
+        ppl.append(r["ppl"])
+        sizes.append(perplexity.non_embedding_params(m.model))
+    assert sizes == sorted(sizes) and sizes[-1] / sizes[0] > 50
+    assert ppl == sorted(ppl, reverse=True), dict(zip(SIBLINGS, ppl, strict=True))
