@@ -26,11 +26,10 @@ def app_url(tmp_path_factory, tiny_model_dirs):
 
 
 def open_sampling(browser, url: str, model: str = "gpt2"):
-    """The entry page with ?model=, then the sampling page through the navigation."""
+    """The sampling page opened from a shared link with ?model= (a click in the navigation could race the
+    first script run under load and land on the default model)."""
     page = new_page(browser, height=2200)
-    page.goto(f"{url}/?model={model}")
-    wait_idle(page)
-    page.get_by_text("Sampling").first.click()
+    page.goto(f"{url}/sampling?model={model}")
     page.wait_for_selector('h1:has-text("Sampling")', timeout=60_000)
     wait_idle(page)
     return page
@@ -76,6 +75,7 @@ def test_moving_the_temperature_slider_changes_the_text(app_url):
 def test_an_encoder_gets_a_message_not_a_broken_page(app_url):
     with chromium() as browser:
         page = open_sampling(browser, app_url, model="roberta-base")
+        assert "model=roberta-base" in page.url
         assert page.get_by_text("Sampling needs a decoder").count() == 1
         assert page.locator('[data-testid="stSlider"]').count() == 0
         assert page.locator('[data-testid="stException"]').count() == 0
