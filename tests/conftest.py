@@ -15,3 +15,21 @@ def tiny_model_dirs(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("tiny_models")
     return {arch: random_models.save(arch, root / arch) for arch in random_models.ARCHS}
+
+
+@pytest.fixture
+def forwards():
+    """Counts real forward passes: every call of a base transformer (GPT2Model, RobertaModel, ...),
+    through a process-wide module hook, whoever makes the call."""
+    import torch
+    from transformers import PreTrainedModel
+
+    count = {"n": 0}
+
+    def hook(module, args, output):
+        if isinstance(module, PreTrainedModel) and module.base_model is module:
+            count["n"] += 1
+
+    handle = torch.nn.modules.module.register_module_forward_hook(hook)
+    yield count
+    handle.remove()

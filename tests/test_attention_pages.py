@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-import torch
 from streamlit.testing.v1 import AppTest
 
 from lab import registry
@@ -33,23 +32,6 @@ def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
     yield tmp_path / "hf" / "hub"
     for c in caches:
         c.clear()
-
-
-@pytest.fixture
-def forwards():
-    """Counts real forward passes: every call of a base transformer (GPT2Model, RobertaModel, ...),
-    through a process-wide module hook, whoever makes the call."""
-    from transformers import PreTrainedModel
-
-    count = {"n": 0}
-
-    def hook(module, args, output):
-        if isinstance(module, PreTrainedModel) and module.base_model is module:
-            count["n"] += 1
-
-    handle = torch.nn.modules.module.register_module_forward_hook(hook)
-    yield count
-    handle.remove()
 
 
 def open_page(page: str, **params) -> AppTest:

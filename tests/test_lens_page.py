@@ -38,22 +38,6 @@ def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
         c.clear()
 
 
-@pytest.fixture
-def forwards():
-    """Counts real forward passes: every call of a base transformer, through a process-wide module hook."""
-    from transformers import PreTrainedModel
-
-    count = {"n": 0}
-
-    def hook(module, args, output):
-        if isinstance(module, PreTrainedModel) and module.base_model is module:
-            count["n"] += 1
-
-    handle = torch.nn.modules.module.register_module_forward_hook(hook)
-    yield count
-    handle.remove()
-
-
 def open_page(**params) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for k, v in params.items():

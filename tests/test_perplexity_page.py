@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import torch
 from streamlit.testing.v1 import AppTest
 
 from lab import perplexity, registry
@@ -36,22 +35,6 @@ def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
     yield tmp_path / "hf" / "hub"
     model_cache.clear()
     perplexity_data.clear()
-
-
-@pytest.fixture
-def forwards():
-    """Counts forward passes of any base transformer, process-wide."""
-    from transformers import PreTrainedModel
-
-    count = {"n": 0}
-
-    def hook(module, args, output):
-        if isinstance(module, PreTrainedModel) and module.base_model is module:
-            count["n"] += 1
-
-    handle = torch.nn.modules.module.register_module_forward_hook(hook)
-    yield count
-    handle.remove()
 
 
 def open_page(**params) -> AppTest:
