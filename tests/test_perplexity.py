@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from lab import perplexity
+from lab.benchmarks.perplexity import guide_loop
 from lab.cli import main
 from lab.models import load
 
@@ -15,29 +16,8 @@ LN2 = math.log(2)
 
 
 def guide(model, ids: list[int], stride: int, context: int, exact_count: bool = False) -> tuple[float, int]:
-    """The loop of HF's "Perplexity of fixed-length models", as printed (one line optionally corrected).
-
-    The guide counts `valid labels - batch_size` tokens per window; with exact_count the tokens the
-    shifted loss really averaged over are counted instead.
-    """
-    enc = torch.tensor([ids])
-    seq_len, nll_sum, n_tokens, prev_end_loc = enc.size(1), 0.0, 0, 0
-    for begin_loc in range(0, seq_len, stride):
-        end_loc = min(begin_loc + context, seq_len)
-        trg_len = end_loc - prev_end_loc
-        input_ids = enc[:, begin_loc:end_loc]
-        target_ids = input_ids.clone()
-        target_ids[:, :-trg_len] = -100
-        with torch.no_grad():
-            neg_log_likelihood = model(input_ids, labels=target_ids).loss
-        num_valid_tokens = (target_ids != -100).sum().item()
-        num_loss_tokens = (target_ids[:, 1:] != -100).sum().item() if exact_count else num_valid_tokens - 1
-        nll_sum += neg_log_likelihood.double().item() * num_loss_tokens
-        n_tokens += num_loss_tokens
-        prev_end_loc = end_loc
-        if end_loc == seq_len:
-            break
-    return math.exp(nll_sum / n_tokens), n_tokens
+    """HF's "Perplexity of fixed-length models" loop as printed (lab.benchmarks.perplexity.guide_loop)."""
+    return guide_loop(model, torch.tensor([ids]), stride, context, exact_count)
 
 
 @pytest.fixture(scope="module", params=["gpt2", "openai-gpt"])

@@ -17,8 +17,12 @@ from lab.benchmarks import entry, side_by_side
 N_TOKENS, STRIDE = 4000, 512
 
 
-def guide_loop(model, ids, stride: int, context: int, exact_count: bool = False) -> float:
-    """The guide's loop: perplexity of `ids` (a (1, n) tensor)."""
+def guide_loop(model, ids, stride: int, context: int, exact_count: bool = False) -> tuple[float, int]:
+    """The guide's loop: (perplexity of `ids`, a (1, n) tensor; tokens it counted).
+
+    exact_count replaces the guide's `valid labels - batch size` per window by the labels the shifted
+    loss really averages over (see lab/perplexity.py). The tests use this loop as their oracle too.
+    """
     import torch
 
     seq_len, nll_sum, n_tokens, prev_end_loc = ids.size(1), 0.0, 0, 0
@@ -32,12 +36,12 @@ def guide_loop(model, ids, stride: int, context: int, exact_count: bool = False)
             neg_log_likelihood = model(input_ids, labels=target_ids).loss
         valid = (target_ids != -100).sum().item()
         counted = (target_ids[:, 1:] != -100).sum().item() if exact_count else valid - target_ids.size(0)
-        nll_sum += neg_log_likelihood.item() * counted
+        nll_sum += neg_log_likelihood.double().item() * counted
         n_tokens += counted
         prev_end_loc = end_loc
         if end_loc == seq_len:
             break
-    return math.exp(nll_sum / n_tokens)
+    return math.exp(nll_sum / n_tokens), n_tokens
 
 
 def benchmarks() -> list[dict]:
@@ -55,7 +59,8 @@ def benchmarks() -> list[dict]:
         return math.exp(perplexity.token_nll(model, listed, STRIDE, context)[1].mean())
 
     lab_s, ref_s = side_by_side(ours, lambda: guide_loop(model, ids, STRIDE, context), repeats=3)
-    mine, printed, exact = ours(), guide_loop(model, ids, STRIDE, context), guide_loop(model, ids, STRIDE, context, True)
+    mine, (printed, _), (exact, _) = ours(), guide_loop(model, ids, STRIDE, context), guide_loop(model, ids, STRIDE,
+                                                                                                context, True)
     return [entry(f"perplexity: lab.perplexity vs the HF guide's loop, GPT-2 small shapes, {N_TOKENS:,} tokens, "
                   f"stride {STRIDE}", lab_s, ref_s, 1.0, ppl_lab=mine, ppl_guide=printed, ppl_guide_exact_count=exact,
                   rel_diff_guide=abs(mine - printed) / printed, rel_diff_guide_exact_count=abs(mine - exact) / exact)]
