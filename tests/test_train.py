@@ -190,3 +190,31 @@ def test_a_sibling_preset_stops_at_the_plateau_and_saves_under_its_own_name(tiny
     assert not (out / "course-gpt2").exists()
     assert models.load(str(out / "course-gpt2-tiny")).kind == "decoder"
     assert train.lr_at(4000, 5000, small) == small["lr"]  # constant after warmup
+
+
+def test_a_run_resumes_from_a_saved_checkpoint(tiny_corpus, tmp_path, monkeypatch):
+    """--init: the resumed run starts where the saved model ended (its first held-out loss is the saved
+    best, up to fp16 storage), records where it came from, and refuses a checkpoint of other shapes."""
+    from lab.course import train
+
+    small = dict(train.PRESETS["smoke"], schedule="constant", steps=60, eval_every=30, name="course-gpt2-tiny")
+    monkeypatch.setitem(train.PRESETS, "resume-test", small)
+    first = train.run("resume-test", tiny_corpus, tmp_path / "a", device="cpu", models=("decoder",),
+                      evaluate=False, log=lambda s: None)["training"]["decoder"]
+    fresh_start = first["curve"][0]["test_loss"]
+    saved = tmp_path / "a" / "course-gpt2-tiny"
+    again = train.run("resume-test", tiny_corpus, tmp_path / "b", device="cpu", models=("decoder",), steps=30,
+                      evaluate=False, log=lambda s: None, init=str(saved))["training"]
+    start = again["decoder"]["curve"][0]["test_loss"]
+    assert abs(start - first["best_test_loss"]) < 0.02 < fresh_start - start
+    assert again["init"] == again["decoder"]["init"] == str(saved)
+    assert again["decoder"]["best_test_loss"] <= start
+
+    wider = dict(small, n_embd=64)
+    monkeypatch.setitem(train.PRESETS, "resume-wider", wider)
+    with pytest.raises(ValueError, match="other shapes"):
+        train.run("resume-wider", tiny_corpus, tmp_path / "c", device="cpu", models=("decoder",), steps=1,
+                  evaluate=False, log=lambda s: None, init=str(saved))
+    with pytest.raises(ValueError, match="one model"):
+        train.run("resume-test", tiny_corpus, tmp_path / "d", device="cpu", steps=1, evaluate=False,
+                  log=lambda s: None, init=str(saved))

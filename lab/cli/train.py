@@ -41,11 +41,14 @@ def run_train(args) -> int:
     from lab.course import train
 
     _check_corpus(args.corpus)
+    if args.init and not (Path(args.init) / "model.safetensors").exists():
+        raise LabError(f"--init: no model.safetensors in {args.init}")
     models = tuple(m for m in args.models.split(",") if m)
     if not models or any(m not in train.MODELS for m in models):
         raise LabError(f"--models: choose from {', '.join(train.MODELS)}")
     results = train.run(args.preset, args.corpus, args.out, args.device, args.seed, args.minutes, args.steps,
-                        models, not args.no_eval, args.eval_windows, log=lambda s: print(s, flush=True))
+                        models, not args.no_eval, args.eval_windows, log=lambda s: print(s, flush=True),
+                        init=args.init)
     if args.json:
         print_json(results)
     return 0

@@ -170,14 +170,35 @@ def evaluate_loss(kind: str, model, batches, autocast) -> float:
     return total / max(1, count)
 
 
-def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=print) -> tuple:
-    """Train one model; return (model with the best held-out weights, record of the run)."""
+def load_init(model, init: str | Path, log=print) -> None:
+    """Copy the weights of the saved checkpoint `init` into `model` (same shapes, or a clear error)."""
+    from safetensors.torch import load_file
+
+    path = Path(init) / "model.safetensors"
+    if not path.exists():
+        raise FileNotFoundError(f"--init: no model.safetensors in {init}")
+    own = model.state_dict()
+    weights = {k: v.to(own[k].dtype) for k, v in load_file(str(path)).items() if k in own}
+    if any(weights[k].shape != own[k].shape for k in weights):
+        raise ValueError(f"--init: {init} has other shapes than the preset's model")
+    missing = model.load_state_dict(weights, strict=False).missing_keys
+    if [k for k in missing if k != "lm_head.weight"]:  # lm_head is tied to wte, not stored
+        raise ValueError(f"--init: {init} lacks {missing[0]}")
+    log(f"resumed from {init} ({len(weights)} tensors)")
+
+
+def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=print, init=None) -> tuple:
+    """Train one model (from scratch, or resumed from the checkpoint `init`); return (best model, record)."""
     import contextlib
 
     import torch
 
     torch.manual_seed(seed)
-    model = build_model(kind, cfg).to(device)
+    model = build_model(kind, cfg)
+    if init:
+        load_init(model, init, log)
+        model.tie_weights()
+    model = model.to(device)
     model.train()
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
@@ -275,7 +296,7 @@ def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=prin
     record = {"kind": kind, "steps": step, "tokens_seen": step * tokens_per_step, "wall_s": round(wall, 1),
               "tokens_per_s": round(step * tokens_per_step / wall), "best_test_loss": best,
               "best_step": best_step, "params": sum(p.numel() for p in model.parameters()),
-              "stopped": stopped, "curve": curve}
+              "stopped": stopped, "curve": curve, "init": str(init) if init else None}
     log(f"{kind}: done, {step} steps, best held-out loss {best:.4f} at step {best_step}, {wall:.0f} s")
     return model, record
 
@@ -316,7 +337,7 @@ def load_data(corpus: Path, device: str) -> dict:
 
 def run(preset: str, corpus: str | Path, out: str | Path, device: str = "auto", seed: int = 0,
         minutes: float | None = None, steps: int | None = None, models=MODELS, evaluate: bool = True,
-        eval_windows: int | None = None, log=print) -> dict:
+        eval_windows: int | None = None, log=print, init: str | None = None) -> dict:
     """Train the chosen models, save them under `out`, evaluate; return the results written."""
     import numpy as np
     import torch
@@ -338,9 +359,11 @@ def run(preset: str, corpus: str | Path, out: str | Path, device: str = "auto", 
     log(f"device {device}, preset {preset}, train {len(data['train']):,} tokens, "
         f"test {len(data['test']):,} tokens, config {json.dumps(cfg)}")
     training = {"preset": preset, "config": cfg, "seed": seed, "device": device,
-                "torch": torch.__version__}
+                "torch": torch.__version__, "init": init}
+    if init and len(models) != 1:
+        raise ValueError("--init resumes one model: pass --models decoder or --models encoder")
     for kind in models:
-        model, record = train_one(kind, cfg, data, device, seed, log)
+        model, record = train_one(kind, cfg, data, device, seed, log, init)
         path = save_model(model, kind, out, corpus, cfg)
         record["saved"] = str(path)
         record["saved_bytes"] = sum(f.stat().st_size for f in path.iterdir())
@@ -369,6 +392,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-eval", action="store_true", help="skip the evaluation after training")
     p.add_argument("--eval-windows", type=int, default=None,
                    help="evaluate on at most this many held-out windows per stream (default: all)")
+    p.add_argument("--init", default=None,
+                   help="resume from this saved checkpoint (same preset shapes; one model at a time)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -380,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     if any(m not in MODELS for m in models):
         p.error(f"--models: choose from {', '.join(MODELS)}")
     run(a.preset, a.corpus, a.out, a.device, a.seed, a.minutes, a.steps, models, not a.no_eval,
-        a.eval_windows, log=lambda s: print(s, flush=True))
+        a.eval_windows, log=lambda s: print(s, flush=True), init=a.init)
     return 0
 
 
