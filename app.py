@@ -2,21 +2,24 @@
 
 import streamlit as st
 
-from ui import sidebar
+from ui import presentation, sidebar
 from ui.i18n import t
 
-st.set_page_config(page_title="GPT-2, taken apart", page_icon="🔬", layout="wide")
+st.set_page_config(page_title="GPT-2, taken apart", page_icon=":material/biotech:", layout="wide")
 
 pages = [
-    st.Page("app_pages/home.py", title=t("Home", "Início"), icon="🏠", default=True),
-    st.Page("app_pages/tokens.py", title=t("Tokenization costs", "Custo da tokenização"), icon="🔤"),
-    st.Page("app_pages/analogies.py", title=t("Embedding analogies", "Analogias de embeddings"), icon="🧭"),
-    st.Page("app_pages/attention.py", title=t("Attention heads", "Cabeças de atenção"), icon="👀"),
-    st.Page("app_pages/causal_mask.py", title=t("The causal mask", "A máscara causal"), icon="🎭"),
-    st.Page("app_pages/logit_lens.py", title=t("Logit lens", "Lente dos logits"), icon="🔭"),
-    st.Page("app_pages/perplexity.py", title=t("Perplexity", "Perplexidade"), icon="📉"),
-    st.Page("app_pages/sampling.py", title=t("Sampling", "Amostragem"), icon="🎲"),
+    st.Page("app_pages/home.py", title=t("Home", "Início"), icon=":material/home:", default=True),
+    st.Page("app_pages/tokens.py", title=t("Tokenization costs", "Custo da tokenização"), icon=":material/translate:"),
+    st.Page("app_pages/analogies.py", title=t("Embedding analogies", "Analogias de embeddings"), icon=":material/explore:"),
+    st.Page("app_pages/attention.py", title=t("Attention heads", "Cabeças de atenção"), icon=":material/visibility:"),
+    st.Page("app_pages/causal_mask.py", title=t("The causal mask", "A máscara causal"), icon=":material/theater_comedy:"),
+    st.Page("app_pages/logit_lens.py", title=t("Logit lens", "Lente dos logits"), icon=":material/layers:"),
+    st.Page("app_pages/perplexity.py", title=t("Perplexity", "Perplexidade"), icon=":material/trending_down:"),
+    st.Page("app_pages/sampling.py", title=t("Sampling", "Amostragem"), icon=":material/casino:"),
 ]
 nav = st.navigation(pages)
 sidebar.draw()
+with st.sidebar:
+    presentation.toggle()
+presentation.style()
 nav.run()

@@ -4,12 +4,14 @@ import streamlit as st
 
 from lab.embeddings import EmbeddingError
 from ui import analogies_data as data
+from ui import exports, presentation
 from ui.i18n import t
+from ui.limits import cap_text
 from ui.model_loader import current_model
 from viz import embeddings as viz
 
 st.title(t("Embedding analogies", "Analogias de embeddings"))
-st.write(t("Each token's first vector, before any layer: is \"king − man + woman\" really \"queen\"? Here the claim "
+presentation.explain(t("Each token's first vector, before any layer: is \"king − man + woman\" really \"queen\"? Here the claim "
            "is measured: the three input words are left out of the answers (switch it off to see why), the "
            "expected word's rank is shown both ways, and words are tokens — \" king\" with its leading space.",
            "O primeiro vetor de cada token, antes de qualquer camada: \"rei − homem + mulher\" dá mesmo \"rainha\"? "
@@ -19,9 +21,9 @@ st.write(t("Each token's first vector, before any layer: is \"king − man + wom
 m = current_model()
 data.preset_picker()
 cols = st.columns(4)
-a, b, c = (col.text_input(label, key=key) for col, label, key in zip(cols, ("A", "− B", "+ C"), ("an_a", "an_b", "an_c"),
+a, b, c = (col.text_input(label, key=key, max_chars=cap_text(key)) for col, label, key in zip(cols, ("A", "− B", "+ C"), ("an_a", "an_b", "an_c"),
                                                                         strict=False))
-expected = cols[3].text_input(t("= expected", "= esperada"), key="an_expected")
+expected = cols[3].text_input(t("= expected", "= esperada"), key="an_expected", max_chars=cap_text("an_expected"))
 o1, o2 = st.columns(2)
 method = o1.radio(t("Method", "Método"), ["add", "mul"], format_func=data.method_name, horizontal=True, key="an_method")
 k = o2.slider(t("Results", "Resultados"), 1, 30, key="an_k")
@@ -49,10 +51,10 @@ if query is not None:
     m3.metric(t("Expected word's rank, inputs included", "Posição da esperada, com as de entrada"), data.rank_text(exp.get("rank_all")))
     data.expected_note(m.name, v["expected"])
     names = data.chart_names()
-    left, right = st.columns([2, 3])
-    left.altair_chart(viz.scores_chart(v["results"], t("Best answers", "Melhores respostas"), names,
+    left, right = presentation.stacking("analogy").columns([2, 3])
+    exports.chart("analogy-answers", left, viz.scores_chart(v["results"], t("Best answers", "Melhores respostas"), names,
                                        highlight=(exp.get("ids") or [None])[0]))
-    right.altair_chart(viz.analogy_chart(v["picture"], t("The analogy in 2D (PCA)", "A analogia em 2D (PCA)"),
+    exports.chart("analogy-pca", right, viz.analogy_chart(v["picture"], t("The analogy in 2D (PCA)", "A analogia em 2D (PCA)"),
                                          data.kept_text(v["picture"]), names))
     right.caption(t("a − b + c is drawn as the sum itself, so the parallelogram closes; the scores compare "
                     "directions (cosines), so the best answer need not be the nearest dot.",
@@ -61,12 +63,12 @@ if query is not None:
 
 st.header(t("Nearest neighbours", "Vizinhos mais próximos"))
 n1, n2 = st.columns([3, 2])
-word = n1.text_input(t("Word", "Palavra"), key="an_word")
+word = n1.text_input(t("Word", "Palavra"), key="an_word", max_chars=cap_text("an_word"))
 nk = n2.slider(t("Neighbours", "Vizinhos"), 1, 30, key="an_nk")
 try:
     near = data.neighbour_query(m.name, word, space, mean)
 except EmbeddingError as e:
     data.show_problem(e)
 else:
-    st.altair_chart(viz.scores_chart(data.view(m.name, near, nk, True, "", space)["results"],
+    exports.chart("neighbours", st, viz.scores_chart(data.view(m.name, near, nk, True, "", space)["results"],
                                      t("Closest tokens by cosine", "Tokens mais próximos pelo cosseno"), names=data.chart_names()))

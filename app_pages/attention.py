@@ -5,13 +5,15 @@ import streamlit as st
 from lab.attention import labels
 from lab.causal import TROPHY
 from ui import attention_data as data
+from ui import exports, presentation
 from ui.i18n import lang, t
+from ui.limits import cap_text
 from ui.model_loader import current_model
 from ui.state import persist
 from viz import attention as viz
 
 st.title(t("Attention, head by head", "Atenção, cabeça por cabeça"))
-st.write(t("Each token asks a question (query) of every token it may see (keys) and takes a weighted mix "
+presentation.explain(t("Each token asks a question (query) of every token it may see (keys) and takes a weighted mix "
            "of their values. Every row of a head sums to 1: a fixed budget. Here is every head of every "
            "layer, from one forward pass over your text.",
            "Cada token faz uma pergunta (query) a cada token que pode ver (keys) e leva uma mistura "
@@ -19,7 +21,7 @@ st.write(t("Each token asks a question (query) of every token it may see (keys) 
            "cada cabeça de cada camada, de uma única passada do modelo pelo seu texto."))
 m = current_model()
 persist("attn_text", TROPHY[lang()][0])
-text = st.text_area(t("Text", "Texto"), key="attn_text", height=80)
+text = st.text_area(t("Text", "Texto"), key="attn_text", height=80, max_chars=cap_text("attn_text"))
 if not text.strip():
     st.info(t("Type some text to see its attention.", "Digite um texto para ver a atenção dele."))
     st.stop()
@@ -42,14 +44,15 @@ for key, default in (("attn_layer", 0), ("attn_head", 0), ("attn_metric", "previ
 data.keep_in_range({"attn_layer": s["n_layer"], "attn_head": s["n_head"]})
 frame = viz.summary_frame(view["summary"])
 
-left, right = st.columns([3, 2])
+left, right = presentation.stacking("attention").columns([3, 2])
 with right:
     st.subheader(t("All heads", "Todas as cabeças"))
     st.image(view["overview"], caption=t("Rows: layers; columns: heads. Each head scaled to its own maximum.",
                                          "Linhas: camadas; colunas: cabeças. Cada cabeça na sua própria escala."))
+    exports.image("attention-overview", st, view["overview"])
     metric = st.radio(t("Colour by", "Cor por"), ["previous", "first", "self", "entropy"], format_func=words.get,
                       horizontal=True, key="attn_metric")
-    st.altair_chart(viz.summary_grid(frame, metric, names=words), key="attn_grid", width="content",
+    exports.chart("head-summary", st, viz.summary_grid(frame, metric, names=words), key="attn_grid", width="content",
                     on_select=lambda: data.pick_head("attn_grid", frame))
     st.caption(t("Click a cell to open that head.", "Clique numa célula para abrir a cabeça."))
 with left:
@@ -62,7 +65,7 @@ with left:
                      "legible); the overview and the table cover them all.",
                      f"O mapa mostra os tokens {start}–{start + shown - 1} de {n} (no máximo {viz.HEATMAP_MAX} "
                      "ficam legíveis); a visão geral e a tabela cobrem todos."))
-    st.altair_chart(viz.heatmap(view["window"][layer, head], labels(view["tokens"])[start:start + shown], offset=start,
+    exports.chart("attention-head", st, viz.heatmap(view["window"][layer, head], labels(view["tokens"])[start:start + shown], offset=start,
                                 title=t(f"Layer {layer}, head {head}", f"Camada {layer}, cabeça {head}"),
                                 names=words))  # fills its column, never spills into the next
     st.caption(t("Every head, one row each: click a row to open it; click a column to sort (\"previous\" finds the "

@@ -6,13 +6,15 @@ from lab import models, registry
 from lab.attention import labels
 from lab.causal import TROPHY
 from ui import attention_data as data
+from ui import exports, presentation
 from ui.i18n import lang, t
+from ui.limits import cap_text, offered
 from ui.model_loader import current_model, get_model
 from ui.state import persist
 from viz import attention as viz
 
 st.title(t("The causal mask, on and off", "A máscara causal, ligada e desligada"))
-st.write(t("A decoder adds −∞ to every score above the diagonal, so after the softmax each token gives exactly "
+presentation.explain(t("A decoder adds −∞ to every score above the diagonal, so after the softmax each token gives exactly "
            "zero weight to the tokens after it. Remove that one line and you have an encoder. Here the same "
            "model runs with and without it; the shared model itself is never changed.",
            "Um decoder soma −∞ a cada score acima da diagonal; depois do softmax, cada token dá peso exatamente "
@@ -24,7 +26,7 @@ if m.kind != "decoder":
               f"{m.name} é um encoder: não tem máscara causal. Usando o decoder do curso, {models.DEFAULT_OFFLINE}."))
     m = get_model(models.DEFAULT_OFFLINE)
 persist("mask_text", TROPHY[lang()][0])
-text = st.text_input(t("Sentence", "Frase"), key="mask_text")
+text = st.text_input(t("Sentence", "Frase"), key="mask_text", max_chars=cap_text("mask_text"))
 if not text.strip():
     st.info(t("Type a sentence.", "Digite uma frase."))
     st.stop()
@@ -45,23 +47,24 @@ if views[True]["n_total"] > viz.HEATMAP_MAX:
     st.caption(t(f"Showing the first {viz.HEATMAP_MAX} tokens.", f"Mostrando os primeiros {viz.HEATMAP_MAX} tokens."))
 for on, v in views.items():
     st.subheader(t("With the causal mask", "Com a máscara causal") if on else t("Without the mask", "Sem a máscara"))
-    left, right = st.columns(2)
-    left.altair_chart(viz.heatmap(v["scores"][layer, head], labels(v["tokens"]), t("Scores q·k/√d (before softmax)",
+    left, right = presentation.stacking(f"causal-{on}").columns(2)
+    exports.chart(f"scores-{'masked' if on else 'unmasked'}", left, viz.heatmap(v["scores"][layer, head], labels(v["tokens"]), t("Scores q·k/√d (before softmax)",
                       "Scores q·k/√d (antes do softmax)"), value_title="score", scheme="purpleorange", digits=1, names=words))
-    right.altair_chart(viz.heatmap(v["attention"][layer, head], labels(v["tokens"]), t("Weights (after softmax)",
+    exports.chart(f"weights-{'masked' if on else 'unmasked'}", right, viz.heatmap(v["attention"][layer, head], labels(v["tokens"]), t("Weights (after softmax)",
                        "Pesos (depois do softmax)"), names=words))
 data.loss_without_mask(views)
 
 st.header(t("The trophy experiment", "O experimento do troféu"))
-st.write(t("Change only the adjective at the end. In a decoder, the attention row of the word is computed before "
+presentation.explain(t("Change only the adjective at the end. In a decoder, the attention row of the word is computed before "
            "the adjective exists, so it is bit for bit the same (difference exactly 0.0). In an encoder it is not.",
            "Troque só o adjetivo no fim. Num decoder, a linha de atenção da palavra é calculada antes do adjetivo "
            "existir, então é idêntica bit a bit (diferença exatamente 0,0). Num encoder, não."))
 data.pair_picker()
 c1, c2, c3 = st.columns([5, 5, 1])
-a, b = c1.text_input("A", key="trophy_a"), c2.text_input("B", key="trophy_b")
-word = c3.text_input(t("Word", "Palavra"), key="trophy_word")
-encoders = [n for n, i in registry.REGISTRY.items() if i.kind == "encoder"]
+a, b = c1.text_input("A", key="trophy_a", max_chars=cap_text("trophy_a")), c2.text_input(
+    "B", key="trophy_b", max_chars=cap_text("trophy_b"))
+word = c3.text_input(t("Word", "Palavra"), key="trophy_word", max_chars=cap_text("trophy_word"))
+encoders = offered([n for n, i in registry.REGISTRY.items() if i.kind == "encoder"])  # the hosted demo: fewer
 persist("trophy_encoder", data.default_encoder())
 encoder = st.selectbox(t("Encoder beside it", "Encoder ao lado"), encoders, key="trophy_encoder")
 try:
@@ -73,5 +76,5 @@ if series:
     for col, (name, values) in zip(st.columns(len(series)), series.items(), strict=True):
         col.metric(name, viz.diff_text(max(values)), help=t("max |difference| over every layer and head",
                                                      "máx |diferença| em todas as camadas e cabeças"))
-    st.altair_chart(viz.diff_bars(series, t("Max |difference| of the word's attention row, per layer",
+    exports.chart("mask-difference", st, viz.diff_bars(series, t("Max |difference| of the word's attention row, per layer",
                                             "Máx |diferença| da linha de atenção da palavra, por camada"), names=words))

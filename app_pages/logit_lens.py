@@ -5,14 +5,16 @@ import streamlit as st
 from lab import lens, models
 from lab.attention import labels
 from lab.causal import TROPHY
+from ui import exports, presentation
 from ui import lens_data as data
 from ui.i18n import lang, t
+from ui.limits import cap_text
 from ui.model_loader import current_model, get_model
 from ui.state import persist
 from viz import lens as viz
 
 st.title(t("Logit lens", "Lente dos logits"))
-st.write(t("Each block adds its bit to the residual stream. Read that stream after any block through the model's own "
+presentation.explain(t("Each block adds its bit to the residual stream. Read that stream after any block through the model's own "
            "final layer norm and unembedding, as if it were the last, and you see what the model would say at that "
            "floor: where the answer appears, and where it settles.",
            "Cada bloco soma a sua parte ao fluxo residual. Leia esse fluxo depois de qualquer bloco com a normalização "
@@ -29,7 +31,8 @@ if m.kind != "decoder":
               f"próximo token. Usando o decoder do curso, {models.DEFAULT_OFFLINE}."))
     m = get_model(models.DEFAULT_OFFLINE)
 persist("lens_text", TROPHY[lang()][0])
-text = st.text_area(t("Text", "Texto"), key="lens_text", height=80, on_change=data.reset_position)
+text = st.text_area(t("Text", "Texto"), key="lens_text", height=80, on_change=data.reset_position,
+                    max_chars=cap_text("lens_text"))
 if not text.strip():
     st.info(t("Type some text to read its layers.", "Digite um texto para ler as camadas dele."))
     st.stop()
@@ -46,7 +49,7 @@ if n > viz.GRID_MAX:
     start = st.slider(t("Grid starts at token", "A grade começa no token"), 0, n - viz.GRID_MAX, key="lens_start")
 window, tags = slice(start, start + viz.GRID_MAX), labels(view["tokens"])
 frame = viz.grid_frame(view["top_tokens"][:, window], view["top_p"][:, window], tags[window], start)
-st.altair_chart(viz.grid(frame, tags[window], start, names=words), key="lens_grid", width="content")
+exports.chart("logit-lens", st, viz.grid(frame, tags[window], start, names=words), key="lens_grid", width="content")
 st.caption(t(f"Rows: the embeddings (bottom) and the output of each of the {view['n_layer']} blocks; columns: the input "
              "tokens. Each cell is the token that layer would predict next, coloured by its probability; hover for "
              "the top 5. The bottom row often just repeats each input token: before any block has run, the stream "
@@ -63,7 +66,8 @@ position = c1.selectbox(t("After the token", "Depois do token"), range(n), forma
                         key="lens_position")
 persist("lens_word", "")
 word = c2.text_input(t("Follow a token (empty: the model's own prediction)",
-                       "Seguir um token (vazio: a previsão do próprio modelo)"), key="lens_word")
+                       "Seguir um token (vazio: a previsão do próprio modelo)"), key="lens_word",
+                       max_chars=cap_text("lens_word"))
 persist("lens_new_word", True)
 new_word = c3.checkbox(t("starts a new word (a space in front)", "começa palavra nova (espaço na frente)"),
                        key="lens_new_word")
@@ -75,6 +79,6 @@ if (target := data.target_word(word, new_word)) is not None:
         st.text(" | ".join(e.details.get("pieces", [])))
 st.text(t("Following: ", "Seguindo: ") + viz.shown(view["targets"][position]))
 data.settle_metrics(view["rank"][:, position], view["p"][:, position])
-st.altair_chart(viz.trace(viz.trace_frame(view["rank"][:, position], view["p"][:, position]), names=words),
+exports.chart("lens-trace", st, viz.trace(viz.trace_frame(view["rank"][:, position], view["p"][:, position]), names=words),
                 key="lens_trace")
 st.dataframe(data.trace_table(view, position), hide_index=True, column_config=data.trace_columns())

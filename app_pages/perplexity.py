@@ -4,8 +4,10 @@ import pandas as pd
 import streamlit as st
 
 from lab import perplexity, registry
+from ui import exports, presentation
 from ui import perplexity_data as data
 from ui.i18n import lang, num, t
+from ui.limits import clip_perplexity, keep_offered, offered, perplexity_cap
 from ui.state import persist
 from viz import perplexity as viz
 
@@ -13,7 +15,7 @@ PAGE_CHARS = 6_000  # the unseen Debian text is cut here on the page (the CLI ta
 COURSE_DECODERS = ["course-gpt2-1x64", "course-gpt2-2x128", "course-gpt2"]
 
 st.title(t("Perplexity, compared fairly", "Perplexidade, comparada com justiça"))
-st.write(t("Perplexity is the exponential of the average surprise per token: how many tokens the model is, on "
+presentation.explain(t("Perplexity is the exponential of the average surprise per token: how many tokens the model is, on "
            "average, hesitating between. It says what a model learned, but only per token, and models cut text into "
            "tokens differently. So the same total log-likelihood is also given per byte of text and per word.",
            "Perplexidade é a exponencial da surpresa média por token: entre quantos tokens o modelo está, em média, "
@@ -31,16 +33,17 @@ persist("ppl_source", "unseen:en")
 source = st.selectbox(t("Text", "Texto"), options, format_func=names.get, key="ppl_source")
 if source == "own":
     persist("ppl_text", sources["market:en"]["text"])
-    text = st.text_area(t("Your text", "Seu texto"), key="ppl_text", height=160)
+    text = st.text_area(t("Your text", "Seu texto"), key="ppl_text", height=160, max_chars=perplexity_cap("ppl_text"))
 else:
-    text = sources[source]["text"] if source in sources else unseen[source.split(":")[1]][:PAGE_CHARS]
+    text = clip_perplexity(sources[source]["text"] if source in sources else unseen[source.split(":")[1]][:PAGE_CHARS])
     with st.expander(t("Show the text", "Mostrar o texto")):
         st.text(text)
 
 labels = {n: i.label for n, i in registry.REGISTRY.items()}
 persist("ppl_models", [n for n in COURSE_DECODERS if n in registry.REGISTRY])
+keep_offered("ppl_models")  # a link may name models the hosted demo does not offer
 chosen = st.multiselect(t("Models (evaluated one after another)", "Modelos (avaliados um depois do outro)"),
-                        list(registry.REGISTRY), key="ppl_models", format_func=lambda n: f"{n} · {labels[n]}")
+                        offered(registry.REGISTRY), key="ppl_models", format_func=lambda n: f"{n} · {labels[n]}")
 persist("ppl_stride", 0.5)
 fraction = st.select_slider(
     t("Stride, as a share of each model's context", "Passo (stride), como fração do contexto de cada modelo"),
@@ -71,7 +74,8 @@ headers = {"model": t("model", "modelo"), "params": t("parameters", "parâmetros
            "tokens previstos"), "ppl": t("ppl / token", "ppl / token"), "bits_per_byte": t("bits / byte", "bits / byte"),
            "ppl_per_word": t("ppl / word", "ppl / palavra"), "note": t("note", "nota")}
 pseudo = t("pseudo-perplexity (encoder): not comparable", "pseudo-perplexidade (encoder): não comparável")
-st.dataframe(viz.shown_table(frame, headers, lang(), pseudo), hide_index=True)
+st.dataframe(shown := viz.shown_table(frame, headers, lang(), pseudo), hide_index=True)
+exports.table("perplexity", st, shown)
 st.info(t("**Which column to compare.** Across models with different tokenizers (GPT-1, GPT-2, RoBERTa, the course "
           "models) compare **bits per byte** or **perplexity per word**: both divide the same total by something "
           "every model shares, the text. Perplexity per token compares only models with the same tokenizer (the GPT-2 "
@@ -82,14 +86,14 @@ st.info(t("**Which column to compare.** Across models with different tokenizers 
           "que todos os modelos têm em comum, o texto. Perplexidade por token só compara modelos com o mesmo "
           "tokenizador (os tamanhos do GPT-2 e o DistilGPT-2; os três decoders do curso). A pseudo-perplexidade dos "
           "encoders vê os dois lados de cada token e não se compara com número nenhum de decoder."))
-st.altair_chart(viz.bits_chart(frame, t("Bits per byte, smaller models first", "Bits por byte, modelos menores primeiro"),
+exports.chart("bits-per-byte", st, viz.bits_chart(frame, t("Bits per byte, smaller models first", "Bits por byte, modelos menores primeiro"),
                                t("bits per byte (lower is better)", "bits por byte (menor é melhor)"),
                                {"decoder": t("decoder", "decoder"), "pseudo": pseudo}))
 
 scale = viz.scale_frame(results)
 if len(scale) >= 2:
     st.subheader(t("What scale buys, offline", "O que a escala compra, offline"))
-    st.altair_chart(viz.scale_chart(scale, t("Course decoders: same tokenizer, corpus and context; only size differs",
+    exports.chart("scale-curve", st, viz.scale_chart(scale, t("Course decoders: same tokenizer, corpus and context; only size differs",
                                              "Decoders do curso: mesmo tokenizador, corpus e contexto; só o tamanho muda"),
                                     t("non-embedding parameters (log)", "parâmetros fora dos embeddings (log)"),
                                     t("perplexity per token (log)", "perplexidade por token (log)"),
@@ -105,7 +109,7 @@ st.caption(t("Darker red: more bits of surprise. Hover a token for its value.",
              "Vermelho mais escuro: mais bits de surpresa. Passe o mouse num token para ver o valor."))
 st.html(viz.surprisal_html(text, by_name[one]["surprisal"], lang()))
 if len(results) >= 2:
-    c1, c2 = st.columns(2)
+    c1, c2 = presentation.stacking("surprisal").columns(2)
     a = c1.selectbox(t("Model A", "Modelo A"), list(by_name), index=len(by_name) - 1, key="ppl_a")
     b = c2.selectbox(t("Model B", "Modelo B"), list(by_name), index=0, key="ppl_b")
     words = viz.words_compare(text, perplexity.by_character(by_name[a]["surprisal"], len(text)),

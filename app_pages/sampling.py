@@ -3,14 +3,16 @@
 import streamlit as st
 
 from lab import sampling
+from ui import presentation
 from ui import sampling_data as data
 from ui.i18n import lang, t
+from ui.limits import cap_text
 from ui.model_loader import current_model
 from ui.state import persist
 from viz.sampling import coloured_tokens
 
 st.title(t("Sampling", "Amostragem"))
-st.write(t("The model gives a probability to every token of its vocabulary; the decoding settings decide which one "
+presentation.explain(t("The model gives a probability to every token of its vocabulary; the decoding settings decide which one "
            "is written. Temperature sharpens or flattens the distribution, top-k keeps the k most likely tokens, "
            "top-p the fewest whose probabilities reach p, in that order (as transformers' generate does); then one "
            "token is drawn with the seed. This choice changes the text more than switching models.",
@@ -26,7 +28,7 @@ if m.kind != "decoder":
               "palavras mascaradas): escolha um modelo GPT na barra lateral."))
     st.stop()
 persist("samp_prompt", sampling.PROMPTS[lang()])
-prompt = st.text_area(t("Prompt", "Prompt"), key="samp_prompt", height=68)
+prompt = st.text_area(t("Prompt", "Prompt"), key="samp_prompt", height=68, max_chars=cap_text("samp_prompt"))
 try:
     ids = sampling.encode(m.tokenizer, prompt)
     if len(ids) >= m.context:
@@ -63,7 +65,7 @@ view = st.radio(t("Compare", "Comparar"), ["pair", "seeds"], horizontal=True, ke
                 label_visibility="collapsed", format_func={"pair": t("Two settings side by side", "Duas configurações lado a lado"),
                                                            "seeds": t("Same settings, five seeds", "Mesmas configurações, cinco sementes")}.get)
 if view == "pair":
-    left, right = st.columns(2)
+    left, right = presentation.stacking("pair").columns(2)
     left.markdown(t("**A**: the settings above", "**A**: as configurações acima"))
     left.markdown(coloured_tokens(result["tokens"], prompt), unsafe_allow_html=True)
     right.markdown(t("**B**: pick its filters (same seed and length)", "**B**: escolha os filtros (mesma semente e tamanho)"))

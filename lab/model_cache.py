@@ -21,12 +21,22 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
-from lab import registry
+from lab import hosting, registry
 
 BUDGET_ENV = "LAB_MEMORY_BUDGET_MB"
-# A 2.7 GB host: ~0.5 GB for Python + Streamlit + torch, ~0.6 GB for forward passes and sessions.
-DEFAULT_BUDGET_MB = 1700
+# The default follows the machine: half its physical memory (the other half stays with the OS, the
+# browser showing the app and whatever else the reader runs), less ~1 GB that the app holds outside
+# the model cache (Python + Streamlit + torch ~0.5 GB, forward passes and cached results ~0.5 GB).
+# A 16 GB laptop gets ~7.6 GB: every GPT-2 size loads (gpt2-xl needs ~6.9 GB), one big one at a time.
+# Never under MIN_BUDGET_MB, so GPT-2 small and the course models load even on a small machine.
+# The hosted demo sets its own cap (lab.hosting, 1,700 MB); $LAB_MEMORY_BUDGET_MB overrides both.
+MACHINE_SHARE = 0.5
+APP_BASELINE_MB = 1000
+MIN_BUDGET_MB = 700
+CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
 log = logging.getLogger(__name__)
 
 
@@ -34,19 +44,57 @@ class ModelTooLarge(ValueError):
     """The model cannot fit in the memory budget even alone; the message says why and what fits."""
 
 
-def budget_bytes() -> int:
-    """The memory budget for cached models: $LAB_MEMORY_BUDGET_MB megabytes, or the default."""
+def physical_memory_bytes() -> int:
+    """This machine's memory: psutil's total, or a container's cgroup limit when that is smaller."""
+    import psutil
+
+    total = psutil.virtual_memory().total
+    for path in CGROUP_LIMITS:  # a container (a hosting service) sees the host's RAM in psutil
+        try:
+            raw = Path(path).read_text(encoding="ascii").strip()
+        except OSError:
+            continue
+        if raw.isdigit() and 0 < int(raw) < total:
+            total = int(raw)
+    return total
+
+
+def machine_budget_bytes(total: int | None = None) -> int:
+    """The laptop default: MACHINE_SHARE of `total` bytes (this machine's memory) less APP_BASELINE_MB."""
+    total = physical_memory_bytes() if total is None else total
+    return max(int(total * MACHINE_SHARE) - APP_BASELINE_MB * registry.MB, MIN_BUDGET_MB * registry.MB)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The memory budget for cached models and where it comes from."""
+
+    bytes: int
+    source: str  # "env" ($LAB_MEMORY_BUDGET_MB) | "hosted" (lab.hosting's cap) | "machine"
+    machine_bytes: int  # this machine's memory, as physical_memory_bytes() reads it
+
+
+def budget() -> Budget:
+    """$LAB_MEMORY_BUDGET_MB megabytes if set; else the hosted demo's cap; else a share of this machine."""
+    total = physical_memory_bytes()
     raw = os.environ.get(BUDGET_ENV, "").strip()
     if raw:
         try:
             mb = float(raw)
             if mb > 0:
-                return int(mb * registry.MB)
+                return Budget(int(mb * registry.MB), "env", total)
         except ValueError:
             pass
-        log.warning("%s=%r is not a positive number of megabytes; using %d", BUDGET_ENV, raw,
-                    DEFAULT_BUDGET_MB)
-    return DEFAULT_BUDGET_MB * registry.MB
+        log.warning("%s=%r is not a positive number of megabytes; using the default", BUDGET_ENV, raw)
+    lim = hosting.limits()
+    if lim.hosted:
+        return Budget(lim.budget_mb * registry.MB, "hosted", total)
+    return Budget(machine_budget_bytes(total), "machine", total)
+
+
+def budget_bytes() -> int:
+    """The memory budget for cached models, in bytes (see budget())."""
+    return budget().bytes
 
 
 def models_that_fit(budget: int) -> list[str]:

@@ -68,7 +68,8 @@ def test_link_chooses_the_model_and_unknown_links_are_refused_safely(hf):
     assert len(at.warning) == 1 and "<img" not in at.warning[0].value
 
 
-def test_options_show_size_and_offline_availability(hf, tiny_model_dirs):
+def test_options_show_size_and_offline_availability(hf, tiny_model_dirs, monkeypatch):
+    monkeypatch.setenv("LAB_MEMORY_BUDGET_MB", "1700")  # the default follows the machine; gpt2-xl needs ~6.9 GB
     fake_hub_cache(hf, "openai-community/gpt2", tiny_model_dirs["gpt2"])
     at = AppTest.from_file(APP, default_timeout=30)
     at.run()

@@ -27,6 +27,11 @@ def open_page(lang: str = "en") -> AppTest:
     return at
 
 
+def html_views(at) -> list:
+    """The page's st.html elements, less the app's style sheet (layout and presentation CSS)."""
+    return [h for h in at.get("html") if not h.proto.body.lstrip().startswith("<style>")]
+
+
 def shown_costs(table) -> dict[str, dict[str, str]]:
     """{encoding: {row label: cell}} of a costs table."""
     df = table.value
@@ -68,7 +73,7 @@ def test_default_page():
     costliest = at.table[2].value
     assert list(costliest.columns) == ["word", "tokens", "pieces"]
     assert list(costliest["word"]) == [r["word"] for r in tokens.costliest_words(pt, "gpt2", 10)]
-    (chips,) = at.get("html")
+    (chips,) = html_views(at)
     assert chips.proto.body.count('class="tok-chip"') == len(tokens.token_records("gpt2", pt))
     (chart,) = at.get("vega_lite_chart")
     for source in ("your text", f"sample set ({len(tokens.sample_pairs())} pairs)", "Petrov et al. 2023 (FLORES-200)"):
@@ -83,7 +88,7 @@ def test_edited_text_is_counted_and_escaped():
     assert shown_costs(at.table[0]) == expected_costs(text)
     at.radio(key="tokens_encoding").set_value("o200k_base").run()
     assert not at.exception
-    body = at.get("html")[0].proto.body
+    body = html_views(at)[0].proto.body
     assert "<img" not in body and "&lt;" in body
     assert body.count('class="tok-chip"') == len(tokens.token_records("o200k_base", text))
 
@@ -94,7 +99,7 @@ def test_empty_text_gets_a_friendly_message(empty):
     at.text_area(key="tokens_pt").input(empty).run()
     assert not at.exception
     assert [i.value for i in at.info] == ["Type or paste some Portuguese text above to see what it costs in tokens."]
-    assert len(at.table) == 0 and not at.get("html")
+    assert len(at.table) == 0 and not html_views(at)
     (chart,) = at.get("vega_lite_chart")  # the sample set's premium still shows
     assert "sample set" in chart.proto.spec and "your text" not in chart.proto.spec
 
@@ -125,7 +130,7 @@ def test_sample_selector_fills_both_boxes_and_survives_a_page_switch():
     assert at.text_area(key="tokens_en").value == tokens.sample_pairs()[4]["en"]
     assert at.selectbox(key="tokens_sample").value == 4
     assert at.radio(key="tokens_encoding").value == "cl100k_base"
-    body = at.get("html")[0].proto.body  # the chips follow the restored encoding
+    body = html_views(at)[0].proto.body  # the chips follow the restored encoding
     assert body.count('class="tok-chip"') == len(tokens.token_records("cl100k_base", "meu próprio texto"))
 
 
@@ -162,7 +167,7 @@ def test_a_radio_click_recounts_nothing_and_chips_are_built_only_for_those_shown
     at.radio(key="tokens_encoding").set_value("gpt2").run()
     at.radio(key="tokens_encoding").set_value("o200k_base").run()
     assert calls == []  # both encodings seen before: everything came from the cache
-    body = at.get("html")[0].proto.body
+    body = html_views(at)[0].proto.body
     assert body.count('class="tok-chip"') == 400 and f"… +{n - 400:,}<" in body
     calls.clear()
     at.radio(key="tokens_encoding").set_value("cl100k_base").run()
@@ -205,3 +210,18 @@ def test_page_does_not_import_torch():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "heavy: []" in out.stdout
+
+
+def test_boxes_that_are_not_one_text_get_a_warning():
+    """The sample set's own pairs never trigger it; an English box far shorter than the Portuguese one does."""
+    assert all(tokens.length_mismatch(p["en"], p["pt"]) is None for p in tokens.sample_pairs())
+    at = open_page()
+    assert not at.warning  # the default passage is a translation
+    at.text_area(key="tokens_en").set_value("Short.").run()
+    (warning,) = at.warning
+    pt = at.text_area(key="tokens_pt").value
+    ratio = len(pt.strip()) / len("Short.")
+    assert "do not look like one text" in warning.value and f"{ratio:.2f}" in warning.value
+    at = open_page("pt")
+    at.text_area(key="tokens_en").set_value("Short.").run()
+    assert "não parecem o mesmo texto" in at.warning[0].value and f"{ratio:.2f}".replace(".", ",") in at.warning[0].value

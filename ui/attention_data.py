@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from lab import attention, causal, models
+from lab import attention, causal, hosting, models
 from lab.causal import TROPHY, TrophyError
 from ui.i18n import lang, num, t
 from ui.model_loader import get_model, model_cache
@@ -165,7 +165,7 @@ def default_encoder() -> str:
     """roberta-base when it is downloaded and fits in the model cache beside the models held now
     (so it never pushes the decoder out and back in on every rerun); otherwise the course encoder."""
     cache = model_cache()
-    if not models.is_available(BIG_ENCODER):
+    if not models.is_available(BIG_ENCODER) or not hosting.offered(BIG_ENCODER):
         return SMALL_ENCODER
     if BIG_ENCODER in cache or cache.used_bytes + models.estimate_bytes(BIG_ENCODER) <= cache.budget:
         return BIG_ENCODER

@@ -12,9 +12,10 @@ import threading
 
 import streamlit as st
 
-from lab import models, registry
+from lab import hosting, models, registry
 from lab.model_cache import ModelCache, ModelTooLarge
 from lab.models import DEFAULT_OFFLINE, Loaded, ModelUnavailable
+from ui import limits
 from ui.i18n import t
 
 MODEL_KEY = "model"  # st.session_state key and ?model= query parameter of the sidebar picker
@@ -28,6 +29,7 @@ def model_cache() -> ModelCache:
 
 def get_model(name_or_path: str) -> Loaded:
     """The loaded model for a registry name or local HF directory, through the shared cache."""
+    hosting.check_offered(name_or_path)  # a hosted demo loads only the models it offers
     return model_cache().get(models.canonical(name_or_path))
 
 
@@ -72,6 +74,7 @@ def _download_with_progress(name: str) -> None:
 
 def load_named(name: str) -> Loaded:
     """Download if needed, then load through the shared cache, with a spinner (pages that use several models)."""
+    hosting.check_offered(name)  # before any download
     _download_with_progress(name)
     with st.spinner(t(f"Loading {name}…", f"Carregando {name}…")):
         return get_model(name)
@@ -82,6 +85,8 @@ def current_model() -> Loaded:
     name = chosen_name()
     try:
         return load_named(name)
+    except hosting.ModelNotOffered as e:  # e.g. ?model=gpt2-xl on the hosted demo
+        st.error(limits.not_offered_text(e))
     except (ModelUnavailable, ModelTooLarge) as e:
         st.error(t(f"Model {name} is unavailable: {e}", f"O modelo {name} não está disponível: {e}"))
         if name == DEFAULT_OFFLINE:

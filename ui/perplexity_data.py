@@ -14,9 +14,10 @@ from collections import OrderedDict
 
 import streamlit as st
 
-from lab import perplexity, registry
+from lab import hosting, perplexity, registry
 from lab.model_cache import ModelTooLarge
 from lab.models import ModelUnavailable
+from ui import limits
 from ui.i18n import t
 from ui.model_loader import load_named
 
@@ -69,6 +70,8 @@ def evaluate(name: str, text: str, fraction: float) -> dict:
     label = registry.info(name).label if name in registry.REGISTRY else name
     try:
         loaded = load_named(name)
+    except hosting.ModelNotOffered as e:
+        return {"model": name, "error": limits.not_offered_text(e)}
     except (ModelUnavailable, ModelTooLarge) as e:
         return {"model": name, "error": str(e)}
     bar = st.progress(0.0, text=t(f"Evaluating {label}…", f"Avaliando {label}…"))

@@ -16,7 +16,9 @@ import streamlit as st
 
 from lab import sampling
 from lab.attention import token_texts
+from ui import exports
 from ui.i18n import num, t
+from ui.limits import new_tokens, new_tokens_note
 from ui.model_loader import get_model
 from ui.state import persist
 from viz import sampling as viz
@@ -56,7 +58,7 @@ def settings(room: int) -> Settings:
     persist("samp_seed", 0)
     persist("samp_n", 32)
     seed = c1.number_input(t("Seed", "Semente"), 0, SEED_MAX, step=1, key="samp_seed")
-    top = min(MAX_NEW, room)
+    top = min(new_tokens(MAX_NEW), room)  # the hosted demo's cap, if lower
     if st.session_state["samp_n"] > top:
         st.session_state["samp_n"] = top
     if top > 1:
@@ -64,6 +66,8 @@ def settings(room: int) -> Settings:
     else:
         n = 1
         c2.caption(t("Room for one new token only (context).", "Só cabe um token novo (contexto)."))
+    with c2:
+        new_tokens_note(MAX_NEW)
     return Settings(temperature, top_k, top_p, int(seed), int(n))
 
 
@@ -138,14 +142,14 @@ def step_view(result: dict, i: int, top_p: float) -> None:
               t(f"p {num(step['p'])} · raw rank {num(step['rank'] + 1)}",
                 f"p {num(step['p'])} · posição bruta {num(step['rank'] + 1)}"), delta_color="off")
     words = names()
-    st.altair_chart(viz.stages_chart(viz.stages_frame(step, step["texts"], step["id"]), words))
+    exports.chart("sampling-stages", st, viz.stages_chart(viz.stages_frame(step, step["texts"], step["id"]), words))
     st.caption(t(f"The {len(step['texts'])} most likely tokens before any filter, best first (1 is the argmax). "
                  f"Top-k left {num(step['kept_topk'])} tokens, top-p then {num(step['kept'])}; the drawn token is "
                  "orange. Each stage renormalises what survives.",
                  f"Os {len(step['texts'])} tokens mais prováveis antes de qualquer filtro, do melhor ao pior (1 é o "
                  f"argmax). O top-k deixou {num(step['kept_topk'])} tokens, o top-p depois {num(step['kept'])}; o "
                  "sorteado está em laranja. Cada etapa renormaliza o que sobra."))
-    st.altair_chart(viz.cumulative_chart(viz.cumulative_frame(step, step["texts"]), top_p, words), height=260)
+    exports.chart("sampling-cumulative", st, viz.cumulative_chart(viz.cumulative_frame(step, step["texts"]), top_p, words), height=260)
 
 
 def problem_text(e: sampling.SamplingError) -> str:

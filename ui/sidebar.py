@@ -7,8 +7,10 @@ that need one, through ui.model_loader.current_model().
 import streamlit as st
 
 from lab import models, registry
-from lab.model_cache import budget_bytes
+from lab.model_cache import APP_BASELINE_MB, BUDGET_ENV, MIN_BUDGET_MB, budget, budget_bytes, models_that_fit
+from ui import limits
 from ui.i18n import LANGUAGES, lang, t
+from viz.format import number
 
 COURSE_LABELS_PT = {"course-gpt2": "Modelo do curso: GPT-2 pequeno, offline",
                     "course-roberta": "Modelo do curso: RoBERTa pequeno, offline",
@@ -31,7 +33,7 @@ def option_labels() -> dict[str, str]:
     """Each registry model's picker label: name, size, and whether it works offline here."""
     budget, is_offline = budget_bytes(), models.offline()
     labels = {}
-    for name, info in registry.REGISTRY.items():
+    for name, info in registry.REGISTRY.items():  # the hosted demo's picker shows only those it offers
         label = COURSE_LABELS_PT.get(name, info.label) if lang() == "pt" else info.label
         if info.memory_bytes > budget:
             status = t("too big for this server", "grande demais para este servidor")
@@ -49,12 +51,17 @@ def option_labels() -> dict[str, str]:
 
 def model_picker() -> None:
     """The model every model page uses: st.session_state["model"], mirrored in ?model=."""
-    names = list(registry.REGISTRY)
+    names = limits.offered(registry.REGISTRY)  # every model, unless this is the hosted demo
     wanted = st.session_state.get("model") or st.query_params.get("model") or models.DEFAULT_OFFLINE
     if wanted not in registry.REGISTRY:
         st.warning(t("The link names a model this app does not know; using the course model.",
                      "O link pede um modelo que este app não conhece; usando o modelo do curso."))
         wanted = models.DEFAULT_OFFLINE
+    elif wanted not in names:  # e.g. ?model=gpt2-xl on the hosted demo
+        limits.refused_notice([wanted])
+        wanted = models.DEFAULT_OFFLINE
+    if st.session_state.get("model") not in (None, wanted):
+        del st.session_state["model"]  # the widget starts again at `wanted`
     labels = option_labels()
     choice = st.selectbox(
         t("Model", "Modelo"), names, index=names.index(wanted), format_func=labels.get, key="model",
@@ -66,3 +73,29 @@ def model_picker() -> None:
                "`python -m lab prefetch NOME`."))
     if st.query_params.get("model") != choice:
         st.query_params["model"] = choice
+    st.caption(budget_text(names))
+
+
+def gigabytes(n: int) -> str:
+    """Bytes as '11.6 GB' (English) or '11,6 GB' (Portuguese)."""
+    return f"{number(n / 1e9, lang(), 1)} GB"
+
+
+def budget_text(names: list[str]) -> str:
+    """The memory budget for models, where it comes from, and which of `names` do not fit in it."""
+    b = budget()
+    source = {"env": t(f"set by {BUDGET_ENV}", f"definida por {BUDGET_ENV}"),
+              "hosted": t("this hosted demo's cap", "o limite desta demonstração hospedada"),
+              "machine": t(f"half of this machine's {gigabytes(b.machine_bytes)}, less "
+                           f"{gigabytes(APP_BASELINE_MB * registry.MB)} for the app",
+                           f"metade dos {gigabytes(b.machine_bytes)} desta máquina, menos "
+                           f"{gigabytes(APP_BASELINE_MB * registry.MB)} para o app")}[b.source]
+    if b.source == "machine" and b.bytes == MIN_BUDGET_MB * registry.MB:
+        source = t(f"the minimum; this machine has {gigabytes(b.machine_bytes)}",
+                   f"o mínimo; esta máquina tem {gigabytes(b.machine_bytes)}")
+    fit = set(models_that_fit(b.bytes))
+    too_big = [n for n in names if n not in fit]
+    return (t(f"Memory for models: {gigabytes(b.bytes)} ({source}). ",
+              f"Memória para modelos: {gigabytes(b.bytes)} ({source}). ")
+            + (t("Too big for it: ", "Grandes demais para ela: ") + ", ".join(too_big) + "." if too_big
+               else t("Every model listed fits.", "Todos os modelos da lista cabem.")))

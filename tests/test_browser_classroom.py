@@ -1,0 +1,90 @@
+"""The classroom in a real Chromium (issue 11): exports that produce real files, a projector-sized window,
+presentation mode. The app runs offline on its shipped course model."""
+
+import io
+import xml.etree.ElementTree as ET
+
+import pandas as pd
+import pytest
+from PIL import Image
+
+from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+
+# 1280 x 720 at 150 % browser zoom leaves 853 x 480 CSS pixels: what a projector laptop shows.
+PROJECTOR_ZOOMED = (853, 480)
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    require_browser()
+    with streamlit_server(env={"HF_HUB_OFFLINE": "1"}) as url:
+        yield url
+
+
+def open_link(browser, url: str, path: str, ready: str, size=(1400, 1400)):
+    """A fresh tab on a shared link, once `ready` is drawn and the script is idle."""
+    page = new_page(browser, *size)
+    page.goto(f"{url}{path}")
+    page.wait_for_selector(ready, timeout=90_000)
+    wait_idle(page)
+    return page
+
+
+def download(page, label: str, within=None) -> bytes:
+    """Click the first download button labelled `label` (inside `within`, if given); the file's bytes."""
+    scope = within or page
+    with page.expect_download(timeout=60_000) as info:
+        scope.locator('[data-testid="stDownloadButton"] button').filter(has_text=label).first.click()
+    return open(info.value.path(), "rb").read()
+
+
+def test_exports_give_an_svg_a_png_and_a_csv(app_url):
+    with chromium() as browser:
+        page = open_link(browser, app_url, "/tokens", '[data-testid="stVegaLiteChart"]')
+        svg = download(page, "SVG")
+        root = ET.fromstring(svg)
+        assert root.tag.endswith("svg")
+        assert "pt tokens ÷ en tokens" in {"".join(e.itertext()) for e in root.iter() if e.tag.endswith("text")}
+        png = Image.open(io.BytesIO(download(page, "PNG")))
+        assert png.format == "PNG" and png.size[0] > 400
+        csv = pd.read_csv(io.BytesIO(download(page, "CSV")), encoding="utf-8-sig")
+        assert list(csv.columns) == ["measure", "gpt2", "cl100k_base", "o200k_base"]
+        assert csv["measure"].tolist()[0] == "tokens"
+        assert page.locator('[data-testid="stException"]').count() == 0 and page.dialogs == []
+
+
+def test_attention_page_stacks_on_a_zoomed_projector_and_exports_the_overview(app_url):
+    with chromium() as browser:
+        page = open_link(browser, app_url, "/attention", '[data-testid="stImage"] img', PROJECTOR_ZOOMED)
+        block = page.locator('[class*="st-key-stack-narrow-attention"] [data-testid="stHorizontalBlock"]').first
+        left, right = block.locator(':scope > [data-testid="stColumn"]').all()
+        a, b = left.bounding_box(), right.bounding_box()
+        assert b["y"] >= a["y"] + a["height"] - 1  # "All heads" sits under the heatmap, not squeezed beside it
+        assert b["width"] >= 0.9 * a["width"]
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        png = Image.open(io.BytesIO(download(page, "PNG", right)))
+        assert png.format == "PNG" and png.size[0] > 100
+        wide = open_link(browser, app_url, "/attention", '[data-testid="stImage"] img')
+        block = wide.locator('[class*="st-key-stack-narrow-attention"] [data-testid="stHorizontalBlock"]').first
+        left, right = block.locator(':scope > [data-testid="stColumn"]').all()
+        assert right.bounding_box()["x"] > left.bounding_box()["x"] + 100  # side by side on a wide screen
+        assert page.locator('[data-testid="stException"]').count() == 0 and page.dialogs == []
+
+
+def test_presentation_link_hides_explanations_and_enlarges_type(app_url):
+    intro = "Each token asks a question"
+    with chromium() as browser:
+        normal = open_link(browser, app_url, "/attention", '[data-testid="stImage"] img')
+        present = open_link(browser, app_url, "/attention?present=1", '[data-testid="stImage"] img')
+        assert normal.get_by_text(intro).count() == 1 and present.get_by_text(intro).count() == 0
+
+        def body_px(page):
+            split = page.locator('[data-testid="stMarkdownContainer"] p').filter(has_text="Split:").first
+            return split.evaluate("p => parseFloat(getComputedStyle(p).fontSize)")
+
+        assert body_px(present) >= 1.25 * body_px(normal)
+        block = present.locator('[class*="st-key-stack-narrow-attention"] [data-testid="stHorizontalBlock"]').first
+        left, right = block.locator(':scope > [data-testid="stColumn"]').all()
+        assert right.bounding_box()["y"] >= left.bounding_box()["y"] + left.bounding_box()["height"] - 1
+        assert present.get_by_role("switch", name="Presentation mode").is_checked()
+        assert present.locator('[data-testid="stException"]').count() == 0 and present.dialogs == []

@@ -1,0 +1,294 @@
+"""The laptop's memory budget and the hosted demo's caps: lab.hosting, lab.model_cache's default, the pages."""
+
+import dataclasses
+import json
+import logging
+from collections import namedtuple
+from pathlib import Path
+
+import psutil
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lab import hosting, model_cache, models, registry
+from lab.model_cache import ModelCache, budget, models_that_fit
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+GIB = 2**30
+Memory = namedtuple("Memory", "total available")
+PROMPT = "The trophy didn't fit in the suitcase"
+
+
+@pytest.fixture
+def laptop(monkeypatch):
+    """No budget variable, not hosted, no cgroup limit: set_total(bytes) fakes psutil's total."""
+    for key in (model_cache.BUDGET_ENV, *hosting.ENV_KEYS):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setattr(model_cache, "CGROUP_LIMITS", ())
+
+    def set_total(total):
+        monkeypatch.setattr(psutil, "virtual_memory", lambda: Memory(total, total // 2))
+
+    return set_total
+
+
+@pytest.fixture
+def hosted(monkeypatch):
+    """LAB_HOSTED=1 with the default caps, nothing else set."""
+    for key in (model_cache.BUDGET_ENV, *hosting.ENV_KEYS):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("LAB_HOSTED", "1")
+
+
+@pytest.fixture
+def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
+    """course-gpt2 is a tiny random GPT-2; an offline, private HF cache; fresh shared caches."""
+    from ui import sampling_data
+    from ui.model_loader import model_cache as shared
+
+    monkeypatch.setitem(registry.REGISTRY, "course-gpt2",
+                        dataclasses.replace(registry.info("course-gpt2"), path=str(tiny_model_dirs["gpt2"])))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    shared.clear()
+    sampling_data.generation.clear()
+    yield
+    shared.clear()
+    sampling_data.generation.clear()
+
+
+# ---------------------------------------------------------------- the budget follows the machine
+
+def test_a_16_gb_laptop_loads_every_gpt2_size_by_default(laptop):
+    laptop(16 * GIB)
+    b = budget()
+    assert b.source == "machine" and b.machine_bytes == 16 * GIB
+    assert b.bytes == 16 * GIB // 2 - 1000 * registry.MB  # half, less the app's own ~1 GB
+    fit = models_that_fit(b.bytes)
+    assert {"gpt2-large", "gpt2-xl"} <= set(fit) and fit == list(registry.REGISTRY)
+    cache = ModelCache(load=lambda key: object(), estimate=models.estimate_bytes)  # the app's default cache
+    assert cache.budget == b.bytes
+    assert cache.check_fits("gpt2-xl") == registry.info("gpt2-xl").memory_bytes  # not refused
+
+
+def test_a_small_machine_gets_a_smaller_budget_never_under_the_floor(laptop):
+    laptop(8 * GIB)
+    fit = models_that_fit(budget().bytes)
+    assert "gpt2-medium" in fit and "gpt2-large" not in fit
+    laptop(2 * GIB)
+    b = budget()
+    assert b.bytes == model_cache.MIN_BUDGET_MB * registry.MB
+    assert {"gpt2", "course-gpt2", "course-roberta"} <= set(models_that_fit(b.bytes))
+
+
+def test_a_container_limit_below_the_hosts_memory_is_what_counts(laptop, tmp_path, monkeypatch):
+    laptop(64 * GIB)  # psutil reads the host inside a container
+    limit = tmp_path / "memory.max"
+    limit.write_text(f"{4 * GIB}\n")
+    monkeypatch.setattr(model_cache, "CGROUP_LIMITS", (str(tmp_path / "absent"), str(limit)))
+    assert budget().machine_bytes == 4 * GIB
+    limit.write_text("max\n")  # cgroup v2's "no limit"
+    assert budget().machine_bytes == 64 * GIB
+
+
+def test_the_environment_overrides_the_machine_and_the_hosted_cap(laptop, monkeypatch):
+    laptop(16 * GIB)
+    monkeypatch.setenv("LAB_MEMORY_BUDGET_MB", "900")
+    assert budget() == model_cache.Budget(900 * registry.MB, "env", 16 * GIB)
+    monkeypatch.setenv("LAB_HOSTED", "1")
+    assert budget().bytes == 900 * registry.MB
+    monkeypatch.delenv("LAB_MEMORY_BUDGET_MB")
+    assert budget() == model_cache.Budget(hosting.HOSTED_BUDGET_MB * registry.MB, "hosted", 16 * GIB)
+    monkeypatch.setenv("LAB_HOSTED_BUDGET_MB", "2000")
+    assert budget().bytes == 2000 * registry.MB
+    assert "gpt2-large" not in models_that_fit(hosting.HOSTED_BUDGET_MB * registry.MB)
+
+
+# ---------------------------------------------------------------- parsing the hosted configuration
+
+def test_not_hosted_means_no_caps():
+    for value in ("", "0", "off", "False", " no "):
+        assert hosting.parse({"LAB_HOSTED": value, "LAB_MAX_NEW_TOKENS": "3"}) == hosting.Limits()
+    lim = hosting.Limits()
+    assert hosting.offered("gpt2-xl", lim) and hosting.new_tokens(128, lim) == 128
+    assert hosting.clip("x" * 10_000, lim.max_input_chars) == ("x" * 10_000, False)
+
+
+def test_hosted_defaults():
+    lim = hosting.parse({"LAB_HOSTED": "1"})
+    course = {n for n, i in registry.REGISTRY.items() if i.hub_id is None}
+    assert lim.hosted and lim.models == course | {"gpt2", "distilgpt2"}
+    assert (lim.max_input_chars, lim.max_new_tokens, lim.max_perplexity_chars, lim.budget_mb) == (
+        hosting.MAX_INPUT_CHARS, hosting.MAX_NEW_TOKENS, hosting.MAX_PERPLEXITY_CHARS, hosting.HOSTED_BUDGET_MB)
+    assert not hosting.offered("gpt2-xl", lim) and hosting.offered("course-roberta", lim)
+    assert hosting.new_tokens(128, lim) == 64 and hosting.new_tokens(10, lim) == 10
+    assert hosting.clip("abcdef", 4) == ("abcd", True) and hosting.clip("abcd", 4) == ("abcd", False)
+    with pytest.raises(hosting.ModelNotOffered) as e:
+        hosting.check_offered("gpt2-xl", lim)
+    assert isinstance(e.value, models.ModelUnavailable)  # every page's `except ModelUnavailable` catches it
+    assert e.value.reason == "not_offered" and e.value.details["model"] == "gpt2-xl"
+    assert "gpt2" in e.value.details["offered"] and "gpt2-xl" not in e.value.details["offered"]
+
+
+def test_hosted_settings_are_read():
+    lim = hosting.parse({"LAB_HOSTED": "yes", "LAB_MAX_INPUT_CHARS": "500", "LAB_MAX_NEW_TOKENS": "16",
+                         "LAB_MAX_PERPLEXITY_CHARS": "1_000", "LAB_HOSTED_BUDGET_MB": "2200",
+                         "LAB_HOSTED_MODELS": " gpt2 , gpt2-medium"})
+    assert (lim.max_input_chars, lim.max_new_tokens, lim.max_perplexity_chars, lim.budget_mb) == (500, 16, 1000, 2200)
+    assert lim.models == {"gpt2", "gpt2-medium", models.DEFAULT_OFFLINE}  # the fallback is always offered
+    assert hosting.parse({"LAB_HOSTED": "1", "LAB_HOSTED_MODELS": "ALL"}).models is None
+
+
+@pytest.mark.parametrize("key,field", [("LAB_MAX_INPUT_CHARS", "max_input_chars"),
+                                       ("LAB_MAX_NEW_TOKENS", "max_new_tokens"),
+                                       ("LAB_MAX_PERPLEXITY_CHARS", "max_perplexity_chars"),
+                                       ("LAB_HOSTED_BUDGET_MB", "budget_mb")])
+@pytest.mark.parametrize("garbage", ["lots", "-5", "0", "2.5", "1e3"])
+def test_garbage_values_fall_back_to_the_defaults_with_a_warning(caplog, key, field, garbage):
+    default = getattr(hosting.parse({"LAB_HOSTED": "1"}), field)
+    with caplog.at_level(logging.WARNING, logger="lab.hosting"):
+        lim = hosting.parse({"LAB_HOSTED": "1", key: garbage})
+    assert getattr(lim, field) == default
+    assert [r.levelno for r in caplog.records] == [logging.WARNING]
+    assert key in caplog.text and repr(garbage) in caplog.text
+
+
+def test_garbage_hosted_flag_and_model_lists_warn(caplog):
+    with caplog.at_level(logging.WARNING, logger="lab.hosting"):
+        lim = hosting.parse({"LAB_HOSTED": "please"})
+    assert lim.hosted and lim.max_new_tokens == hosting.MAX_NEW_TOKENS  # a typo never lifts the caps
+    assert "LAB_HOSTED" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="lab.hosting"):
+        lim = hosting.parse({"LAB_HOSTED": "1", "LAB_HOSTED_MODELS": "gpt2, gpt5"})
+    assert lim.models == {"gpt2", models.DEFAULT_OFFLINE} and "gpt5" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="lab.hosting"):
+        lim = hosting.parse({"LAB_HOSTED": "1", "LAB_HOSTED_MODELS": ",,nothing"})
+    assert lim.models == hosting.default_models() and "names no known model" in caplog.text
+
+
+def test_limits_follow_the_environment(monkeypatch, hosted):
+    assert hosting.limits().hosted and hosting.limits().max_new_tokens == hosting.MAX_NEW_TOKENS
+    monkeypatch.setenv("LAB_MAX_NEW_TOKENS", "7")
+    assert hosting.limits().max_new_tokens == 7
+    monkeypatch.setenv("LAB_HOSTED", "0")
+    assert hosting.limits() == hosting.Limits()
+
+
+def test_the_cli_is_not_capped(capsys, tiny_model_dirs, hosted, monkeypatch):
+    """The lab on your own machine: hosted settings in the environment change nothing in `python -m lab`."""
+    from lab.cli import main
+
+    monkeypatch.setenv("LAB_MAX_NEW_TOKENS", "4")
+    assert main(["sample", "--json", "--model", str(tiny_model_dirs["gpt2"]), "--prompt", PROMPT, "--seed", "1",
+                 "--max-new-tokens", "20"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["tokens"]) == 20
+
+
+# ---------------------------------------------------------------- the pages, hosted
+
+def open_app(page: str | None = None, timeout: int = 60, **params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    if page:
+        at.switch_page(page)
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_link_to_a_model_the_hosted_demo_does_not_offer_is_refused(hosted, tiny_course):
+    at = open_app(model="gpt2-xl")
+    picker = at.selectbox(key="model")
+    assert picker.value == models.DEFAULT_OFFLINE and at.query_params["model"] == models.DEFAULT_OFFLINE
+    assert "gpt2-xl" not in picker.options and len(picker.options) == len(hosting.default_models())
+    assert [w.value for w in at.warning] == [
+        "This hosted demo does not offer gpt2-xl. Run the app on your own machine (`streamlit run app.py`) "
+        "for every model."]
+    assert "Memory for models: 1.7 GB (this hosted demo's cap)" in at.sidebar.caption[0].value
+    at = open_app(model="gpt2-xl", lang="pt")
+    assert at.warning[0].value.startswith("Esta demonstração hospedada não oferece gpt2-xl.")
+
+
+def loaded_name_page():
+    """A model page in miniature: which model current_model() gave."""
+    import streamlit as st
+
+    from ui.model_loader import current_model
+
+    st.write(f"loaded: {current_model().name}")
+
+
+def test_the_loader_refuses_a_model_not_offered_even_past_the_picker(hosted, tiny_course):
+    at = AppTest.from_function(loaded_name_page, default_timeout=30)
+    at.session_state["model"] = "gpt2-xl"
+    at.run()
+    assert not at.exception
+    assert len(at.error) == 1 and at.error[0].value.startswith("This hosted demo does not offer gpt2-xl; it offers ")
+    assert at.markdown[0].value == f"loaded: {models.DEFAULT_OFFLINE}"
+
+
+def test_on_a_laptop_the_same_link_opens_the_model(laptop, tiny_course):
+    laptop(16 * GIB)
+    at = open_app(model="gpt2-xl")
+    assert at.selectbox(key="model").value == "gpt2-xl" and not at.warning
+    assert "Every model listed fits." in at.sidebar.caption[0].value
+
+
+def test_a_text_over_the_cap_is_cut_with_a_notice(hosted, monkeypatch):
+    monkeypatch.setenv("LAB_MAX_INPUT_CHARS", "50")
+    at = open_app("app_pages/tokens.py")
+    assert at.text_area(key="tokens_pt").max_chars == 50
+    at.text_area(key="tokens_pt").set_value("á" * 80).run()  # longer than a browser would let through
+    assert not at.exception
+    assert at.text_area(key="tokens_pt").value == "á" * 50
+    assert [w.value for w in at.warning][:1] == [
+        "This hosted demo reads at most 50 characters here: the text was cut there. Run the app on your own "
+        "machine (`streamlit run app.py`) for no limit."]
+    chars = at.table[0].value.loc["characters"].iloc[0]
+    assert chars == "50"  # the page measured the cut text
+    at.selectbox(key="tokens_sample").select("all").run()  # a sample of 4,000+ characters
+    assert not at.exception and len(at.text_area(key="tokens_pt").value) == 50
+    assert any("at most 50 characters" in w.value for w in at.warning)
+
+
+def test_on_a_laptop_text_is_not_cut(laptop):
+    at = open_app("app_pages/tokens.py")
+    assert at.text_area(key="tokens_pt").max_chars == 0  # 0: no max_chars
+    at.text_area(key="tokens_pt").set_value("á" * 3000).run()
+    assert at.text_area(key="tokens_pt").value == "á" * 3000
+    assert not any("at most" in w.value for w in at.warning)
+
+
+def test_sampling_generates_at_most_the_hosted_cap(hosted, tiny_course, monkeypatch):
+    monkeypatch.setenv("LAB_MAX_NEW_TOKENS", "8")
+    at = open_app("app_pages/sampling.py")
+    slider = at.slider(key="samp_n")
+    assert slider.max == 8 and slider.value == 8  # the page's default, 32, is cut to the cap
+    tokens = list(at.session_state["samp_results"].values())[-1]["tokens"]
+    assert len(tokens) == 8
+    assert any("at most 8 new tokens" in c.value for c in at.caption)
+
+
+def test_perplexity_text_and_models_are_capped(hosted, tiny_course, monkeypatch):
+    from ui import perplexity_data
+
+    monkeypatch.setenv("LAB_MAX_PERPLEXITY_CHARS", "300")
+    perplexity_data.clear()
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["ppl_models"] = ["course-gpt2", "gpt2-xl"]  # as a shared link might ask
+    at.run()
+    at.switch_page("app_pages/perplexity.py")
+    at.run()
+    assert not at.exception, at.exception
+    assert "gpt2-xl" not in at.multiselect(key="ppl_models").options
+    assert at.multiselect(key="ppl_models").value == ["course-gpt2"]
+    warnings = [w.value for w in at.warning]
+    assert any("does not offer gpt2-xl" in w for w in warnings)
+    assert any("at most 300 characters" in w for w in warnings)
+    assert len(at.text[0].value) == 300  # the unseen documentation, as shown and evaluated
+    perplexity_data.clear()

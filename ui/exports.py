@@ -1,0 +1,54 @@
+"""Every chart with SVG and PNG downloads, every table with a CSV download, images as PNG (issue 11: exports).
+
+The files are made only when a reader clicks (Streamlit runs a callable `data` then, on another
+thread), so drawing a page costs nothing extra. SVG and PNG come from the chart's own Vega-Lite
+spec through vl-convert (offline, no browser needed); the PNG is drawn at twice the size, for slides.
+Charts also get larger fonts in presentation mode.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ui import presentation
+from ui.i18n import t
+from viz.export import chart_png, chart_svg, csv_bytes
+
+
+def _slug(name: str) -> str:
+    """A file-name-safe version of `name`."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-") or "chart"
+
+
+def _buttons(where, key: str, files: list[tuple[str, object, str, str]]) -> None:
+    """A row of small download buttons: (label, data or callable, file name, mime) each."""
+    row = where.container(horizontal=True, gap="small", key=f"exports_{key}")
+    for label, data, file_name, mime in files:
+        row.download_button(label, data, file_name=file_name, mime=mime, key=f"dl_{key}_{label}",
+                            on_click="ignore", type="tertiary", icon=":material/download:",
+                            help=t(f"Download as {label}", f"Baixar como {label}"))
+
+
+def chart(name: str, where, ch, **kwargs):
+    """`where`.altair_chart(ch, **kwargs) (where: st or a column), then its SVG and PNG downloads; returns its event."""
+    if presentation.on():
+        ch = ch.copy(deep=False)
+        for part, options in presentation.PRESENT_FONTS.items():
+            ch = getattr(ch, f"configure_{part}")(**options)
+    event = where.altair_chart(ch, **kwargs)
+    slug = _slug(name)
+    _buttons(where, kwargs.get("key") or slug, [("SVG", lambda: chart_svg(ch), f"{slug}.svg", "image/svg+xml"),
+                                                ("PNG", lambda: chart_png(ch), f"{slug}.png", "image/png")])
+    return event
+
+
+def table(name: str, where, frame, key: str | None = None) -> None:
+    """A CSV download of `frame` (the table as shown: the reader's headers), under a table."""
+    slug = _slug(name)
+    _buttons(where, key or slug, [("CSV", lambda: csv_bytes(frame), f"{slug}.csv", "text/csv")])
+
+
+def image(name: str, where, png: bytes, key: str | None = None) -> None:
+    """A PNG download of an image already made as PNG bytes."""
+    slug = _slug(name)
+    _buttons(where, key or slug, [("PNG", png, f"{slug}.png", "image/png")])

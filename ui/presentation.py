@@ -1,0 +1,78 @@
+"""Presentation mode for a projector: explanations hidden, larger type and charts; kept in the URL (?present=1).
+
+Also the layout rules every page needs on a narrow screen (a projector at 1280×720, a browser at 150 %
+zoom): two-column blocks marked with `stack_when_narrow` are stacked instead of cramped.
+"""
+
+import streamlit as st
+
+from ui.i18n import t
+
+KEY = "present"  # st.session_state key and ?present=1
+NARROW_PX = 1100  # below this many CSS pixels of window width, marked column blocks stack
+STACK_CLASS = "stack-narrow"  # st.container(key=...) prefix whose columns stack on narrow screens
+
+LAYOUT_CSS = f"""<style>
+@media (max-width: {NARROW_PX}px) {{
+  [class*="st-key-{STACK_CLASS}"] [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]) {{
+    flex-direction: column; }}
+  [class*="st-key-{STACK_CLASS}"] [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {{
+    width: 100% !important; flex: 1 1 100% !important; min-width: 100% !important; }}
+}}
+</style>"""
+
+PRESENT_CSS = f"""<style>
+.stApp [data-testid="stMainBlockContainer"] {{ max-width: 100%; padding-left: 2rem; padding-right: 2rem; }}
+.stApp [data-testid="stMarkdownContainer"] p, .stApp [data-testid="stMarkdownContainer"] li {{ font-size: 1.3rem; }}
+.stApp h1 {{ font-size: 2.8rem; }}
+.stApp h2, .stApp h3 {{ font-size: 2rem; }}
+.stApp [data-testid="stWidgetLabel"] p {{ font-size: 1.15rem; }}
+.stApp [data-testid="stTable"] td, .stApp [data-testid="stTable"] th {{ font-size: 1.2rem; }}
+/* in presentation mode every marked two-column block stacks, so charts get the whole width */
+[class*="st-key-{STACK_CLASS}"] [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]) {{
+    flex-direction: column; }}
+[class*="st-key-{STACK_CLASS}"] [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {{
+  width: 100% !important; flex: 1 1 100% !important; min-width: 100% !important; }}
+</style>"""
+
+# Vega-Lite config for charts on a projector: larger labels, titles and legends.
+PRESENT_FONTS = {"axis": {"labelFontSize": 15, "titleFontSize": 17},
+                 "legend": {"labelFontSize": 15, "titleFontSize": 16},
+                 "title": {"fontSize": 20}, "header": {"labelFontSize": 15, "titleFontSize": 17}}
+
+
+def on() -> bool:
+    """True when the reader (or the link) asked for presentation mode."""
+    if KEY in st.session_state:
+        return bool(st.session_state[KEY])
+    return st.query_params.get(KEY) == "1"
+
+
+def toggle() -> None:
+    """The sidebar switch; mirrors its state in ?present=1 (absent when off, for short links)."""
+    st.toggle(t("Presentation mode", "Modo apresentação"), value=on(), key=KEY,
+              help=t("For a projector: hides the explanations, enlarges text and charts, stacks side-by-side "
+                     "views. Kept in the link (?present=1).",
+                     "Para o projetor: esconde as explicações, aumenta textos e gráficos, empilha as vistas "
+                     "lado a lado. Fica no link (?present=1)."))
+    if on():
+        if st.query_params.get(KEY) != "1":
+            st.query_params[KEY] = "1"
+    elif KEY in st.query_params:
+        del st.query_params[KEY]
+
+
+def style() -> None:
+    """Inject the layout CSS on every run, plus the presentation CSS when it is on."""
+    st.html(LAYOUT_CSS + (PRESENT_CSS if on() else ""))
+
+
+def explain(text: str, caption: bool = False) -> None:
+    """An explanation (already in the reader's language, through t): written, except in presentation mode."""
+    if not on():
+        (st.caption if caption else st.write)(text)
+
+
+def stacking(name: str):
+    """A container whose two-column blocks stack on narrow screens and in presentation mode."""
+    return st.container(key=f"{STACK_CLASS}-{name}")
