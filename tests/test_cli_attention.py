@@ -98,3 +98,16 @@ def test_attention_json_refuses_an_array_over_max_floats(capsys, tiny_model_dirs
     assert err.count("\n") == 1 and f"{floats:,} attention weights" in err and "--max-floats" in err
     out = run_json(capsys, "attention", "--json", "--model", path, "--text", TEXT, "--max-floats", str(floats))
     assert np.asarray(out["attention"]).size == floats
+
+
+@pytest.mark.parametrize("command", [["attention", "--text"], ["lens", "--text"], ["next", "--prompt"]])
+def test_text_over_the_context_is_one_line_on_stderr_and_nothing_from_transformers(command):
+    """transformers warns "Token indices sequence length is longer than..." when a tokenizer that knows its
+    maximum (the shipped course model's: 256) meets a longer text; the CLI's stderr must still be its own one
+    line (a fresh process, as a reader runs it)."""
+    text = "palavra " * 3000
+    cmd = [sys.executable, "-m", "lab", command[0], "--json", "--model", "course-gpt2", command[1], text]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lab: error:") and "tokens" in lines[0], out.stderr

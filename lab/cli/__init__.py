@@ -12,6 +12,7 @@ import importlib
 import json
 import os
 import sys
+import warnings
 
 # Command modules, in the order `--help` lists them.
 MODULES = (
@@ -80,8 +81,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def quiet_libraries() -> None:
+    """Keep stderr for our own one-line messages: transformers' warnings (e.g. "Token indices sequence length
+    is longer than...", printed before our error about the same thing) and Python warnings are not shown."""
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # read when transformers first loads
+    if "transformers" in sys.modules:
+        sys.modules["transformers"].logging.set_verbosity_error()
+    warnings.filterwarnings("ignore")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse, run, and turn LabError into one line on stderr with exit status 2."""
+    quiet_libraries()
     try:
         args = build_parser().parse_args(argv)
         return int(args.run(args) or 0)
