@@ -88,3 +88,21 @@ def test_presentation_link_hides_explanations_and_enlarges_type(app_url):
         assert right.bounding_box()["y"] >= left.bounding_box()["y"] + left.bounding_box()["height"] - 1
         assert present.get_by_role("switch", name="Presentation mode").is_checked()
         assert present.locator('[data-testid="stException"]').count() == 0 and present.dialogs == []
+
+
+PAGES = {"/": "GPT-1 and GPT-2", "/tokens": "What tokenization costs", "/analogies": "Embedding analogies",
+         "/attention": "Attention, head by head", "/causal_mask": "causal mask", "/logit_lens": "Logit lens",
+         "/perplexity": "Perplexity", "/sampling": "Sampling"}
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_every_page_fits_a_zoomed_projector(app_url, path):
+    """At 853 x 480 CSS pixels nothing pushes the page sideways: wide charts scroll inside their own box."""
+    with chromium() as browser:
+        page = open_link(browser, app_url, path, "h1", PROJECTOR_ZOOMED)
+        page.wait_for_timeout(1500)  # Vega draws after the script run
+        assert PAGES[path].lower() in page.locator("h1").first.inner_text().lower()
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        main = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
+        assert main["x"] + main["width"] <= PROJECTOR_ZOOMED[0] + 1
+        assert page.locator('[data-testid="stException"]').count() == 0 and page.dialogs == []
