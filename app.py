@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import presentation, sidebar
+from ui import presentation, sidebar, url_state
 from ui.i18n import t
 
 st.set_page_config(page_title="GPT-2, taken apart", page_icon=":material/biotech:", layout="wide")
@@ -22,4 +22,5 @@ sidebar.draw()
 with st.sidebar:
     presentation.toggle()
 presentation.style()
-nav.run()
+with url_state.publishing():  # the page's inputs reach the URL once, when its run ends
+    nav.run()

@@ -5,7 +5,7 @@ import streamlit as st
 from lab.embeddings import EmbeddingError
 from ui import analogies_data as data
 from ui import exports, presentation
-from ui.i18n import t
+from ui.i18n import lang, t
 from ui.limits import cap_text
 from ui.model_loader import current_model
 from viz import embeddings as viz
@@ -53,9 +53,9 @@ if query is not None:
     names = data.chart_names()
     left, right = presentation.stacking("analogy").columns([2, 3])
     exports.chart("analogy-answers", left, viz.scores_chart(v["results"], t("Best answers", "Melhores respostas"), names,
-                                       highlight=(exp.get("ids") or [None])[0]))
+                                       highlight=(exp.get("ids") or [None])[0], lang=lang()))
     exports.chart("analogy-pca", right, viz.analogy_chart(v["picture"], t("The analogy in 2D (PCA)", "A analogia em 2D (PCA)"),
-                                         data.kept_text(v["picture"]), names))
+                                         data.kept_text(v["picture"]), names, lang=lang()))
     right.caption(t("a − b + c is drawn as the sum itself, so the parallelogram closes; the scores compare "
                     "directions (cosines), so the best answer need not be the nearest dot.",
                     "a − b + c aparece como a própria soma, para o paralelogramo fechar; as pontuações comparam "
@@ -71,4 +71,5 @@ except EmbeddingError as e:
     data.show_problem(e)
 else:
     exports.chart("neighbours", st, viz.scores_chart(data.view(m.name, near, nk, True, "", space)["results"],
-                                     t("Closest tokens by cosine", "Tokens mais próximos pelo cosseno"), names=data.chart_names()))
+                                     t("Closest tokens by cosine", "Tokens mais próximos pelo cosseno"), names=data.chart_names(),
+                                     lang=lang()))

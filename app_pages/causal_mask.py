@@ -7,10 +7,10 @@ from lab.attention import labels
 from lab.causal import TROPHY
 from ui import attention_data as data
 from ui import exports, presentation
+from ui import url_state as link
 from ui.i18n import lang, t
 from ui.limits import cap_text, offered
 from ui.model_loader import current_model, get_model
-from ui.state import persist
 from viz import attention as viz
 
 st.title(t("The causal mask, on and off", "A máscara causal, ligada e desligada"))
@@ -25,14 +25,13 @@ if m.kind != "decoder":
     st.info(t(f"{m.name} is an encoder: it has no causal mask. Using the course decoder, {models.DEFAULT_OFFLINE}.",
               f"{m.name} é um encoder: não tem máscara causal. Usando o decoder do curso, {models.DEFAULT_OFFLINE}."))
     m = get_model(models.DEFAULT_OFFLINE)
-persist("mask_text", TROPHY[lang()][0])
+link.bind("mask_text", TROPHY[lang()][0], link.text())
 text = st.text_input(t("Sentence", "Frase"), key="mask_text", max_chars=cap_text("mask_text"))
 if not text.strip():
     st.info(t("Type a sentence.", "Digite uma frase."))
     st.stop()
-for key in ("mask_layer", "mask_head"):
-    persist(key, 0)
-data.keep_in_range({"mask_layer": m.n_layer, "mask_head": m.n_head})
+link.bind("mask_layer", 0, link.integer(0, m.n_layer - 1))  # ranges of the model just loaded
+link.bind("mask_head", 0, link.integer(0, m.n_head - 1))
 c1, c2 = st.columns(2)
 layer = c1.selectbox(t("Layer", "Camada"), range(m.n_layer), key="mask_layer")
 head = c2.selectbox(t("Head", "Cabeça"), range(m.n_head), key="mask_head")
@@ -49,9 +48,10 @@ for on, v in views.items():
     st.subheader(t("With the causal mask", "Com a máscara causal") if on else t("Without the mask", "Sem a máscara"))
     left, right = presentation.stacking(f"causal-{on}").columns(2)
     exports.chart(f"scores-{'masked' if on else 'unmasked'}", left, viz.heatmap(v["scores"][layer, head], labels(v["tokens"]), t("Scores q·k/√d (before softmax)",
-                      "Scores q·k/√d (antes do softmax)"), value_title="score", scheme="purpleorange", digits=1, names=words))
+                      "Scores q·k/√d (antes do softmax)"), value_title="score", scheme="purpleorange", digits=1, names=words,
+                      lang=lang()))
     exports.chart(f"weights-{'masked' if on else 'unmasked'}", right, viz.heatmap(v["attention"][layer, head], labels(v["tokens"]), t("Weights (after softmax)",
-                       "Pesos (depois do softmax)"), names=words))
+                       "Pesos (depois do softmax)"), names=words, lang=lang()))
 data.loss_without_mask(views)
 
 st.header(t("The trophy experiment", "O experimento do troféu"))
@@ -65,7 +65,7 @@ a, b = c1.text_input("A", key="trophy_a", max_chars=cap_text("trophy_a")), c2.te
     "B", key="trophy_b", max_chars=cap_text("trophy_b"))
 word = c3.text_input(t("Word", "Palavra"), key="trophy_word", max_chars=cap_text("trophy_word"))
 encoders = offered([n for n, i in registry.REGISTRY.items() if i.kind == "encoder"])  # the hosted demo: fewer
-persist("trophy_encoder", data.default_encoder())
+link.bind("trophy_encoder", data.default_encoder(), link.choice(encoders))
 encoder = st.selectbox(t("Encoder beside it", "Encoder ao lado"), encoders, key="trophy_encoder")
 try:
     series = data.trophy_series(m.name, encoder, a, b, word, views)
@@ -74,7 +74,8 @@ except ValueError as e:  # TrophyError (quotes the sentences), a model that cann
     data.show_problem(e)
 if series:
     for col, (name, values) in zip(st.columns(len(series)), series.items(), strict=True):
-        col.metric(name, viz.diff_text(max(values)), help=t("max |difference| over every layer and head",
+        col.metric(name, viz.diff_text(max(values), lang=lang()), help=t("max |difference| over every layer and head",
                                                      "máx |diferença| em todas as camadas e cabeças"))
     exports.chart("mask-difference", st, viz.diff_bars(series, t("Max |difference| of the word's attention row, per layer",
-                                            "Máx |diferença| da linha de atenção da palavra, por camada"), names=words))
+                                            "Máx |diferença| da linha de atenção da palavra, por camada"), names=words,
+                                  lang=lang()))

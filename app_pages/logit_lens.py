@@ -7,10 +7,10 @@ from lab.attention import labels
 from lab.causal import TROPHY
 from ui import exports, presentation
 from ui import lens_data as data
+from ui import url_state as link
 from ui.i18n import lang, t
 from ui.limits import cap_text
 from ui.model_loader import current_model, get_model
-from ui.state import persist
 from viz import lens as viz
 
 st.title(t("Logit lens", "Lente dos logits"))
@@ -30,7 +30,7 @@ if m.kind != "decoder":
               f"decoder, {models.DEFAULT_OFFLINE}.", f"A lente precisa de um decoder: {m.name} é um encoder, não prevê o "
               f"próximo token. Usando o decoder do curso, {models.DEFAULT_OFFLINE}."))
     m = get_model(models.DEFAULT_OFFLINE)
-persist("lens_text", TROPHY[lang()][0])
+link.bind("lens_text", TROPHY[lang()][0], link.text())
 text = st.text_area(t("Text", "Texto"), key="lens_text", height=80, on_change=data.reset_position,
                     max_chars=cap_text("lens_text"))
 if not text.strip():
@@ -45,11 +45,11 @@ if note := data.norm_note(view, m):
 st.subheader(t("Every layer's guess for the next token", "O palpite de cada camada para o próximo token"))
 start = 0
 if n > viz.GRID_MAX:
-    persist("lens_start", 0)
+    link.bind("lens_start", 0, link.integer(0, n - viz.GRID_MAX))
     start = st.slider(t("Grid starts at token", "A grade começa no token"), 0, n - viz.GRID_MAX, key="lens_start")
 window, tags = slice(start, start + viz.GRID_MAX), labels(view["tokens"])
-frame = viz.grid_frame(view["top_tokens"][:, window], view["top_p"][:, window], tags[window], start)
-exports.chart("logit-lens", st, viz.grid(frame, tags[window], start, names=words), key="lens_grid", width="content")
+frame = viz.grid_frame(view["top_tokens"][:, window], view["top_p"][:, window], tags[window], start, lang())
+exports.chart("logit-lens", st, viz.grid(frame, tags[window], start, names=words, lang=lang()), key="lens_grid", width="content")
 st.caption(t(f"Rows: the embeddings (bottom) and the output of each of the {view['n_layer']} blocks; columns: the input "
              "tokens. Each cell is the token that layer would predict next, coloured by its probability; hover for "
              "the top 5. The bottom row often just repeats each input token: before any block has run, the stream "
@@ -64,11 +64,11 @@ data.keep_position(n)
 c1, c2, c3 = st.columns([3, 3, 2])
 position = c1.selectbox(t("After the token", "Depois do token"), range(n), format_func=tags.__getitem__,
                         key="lens_position")
-persist("lens_word", "")
+link.bind("lens_word", "", link.text())
 word = c2.text_input(t("Follow a token (empty: the model's own prediction)",
                        "Seguir um token (vazio: a previsão do próprio modelo)"), key="lens_word",
                        max_chars=cap_text("lens_word"))
-persist("lens_new_word", True)
+link.bind("lens_new_word", True, link.boolean())
 new_word = c3.checkbox(t("starts a new word (a space in front)", "começa palavra nova (espaço na frente)"),
                        key="lens_new_word")
 if (target := data.target_word(word, new_word)) is not None:
@@ -79,6 +79,7 @@ if (target := data.target_word(word, new_word)) is not None:
         st.text(" | ".join(e.details.get("pieces", [])))
 st.text(t("Following: ", "Seguindo: ") + viz.shown(view["targets"][position]))
 data.settle_metrics(view["rank"][:, position], view["p"][:, position])
-exports.chart("lens-trace", st, viz.trace(viz.trace_frame(view["rank"][:, position], view["p"][:, position]), names=words),
+exports.chart("lens-trace", st, viz.trace(viz.trace_frame(view["rank"][:, position], view["p"][:, position]), names=words,
+                                             lang=lang()),
                 key="lens_trace")
 st.dataframe(data.trace_table(view, position), hide_index=True, column_config=data.trace_columns())

@@ -1,14 +1,13 @@
 """Perplexity compared across models, fairly normalised (chapters 06, 08, 09)."""
 
-import pandas as pd
 import streamlit as st
 
 from lab import perplexity, registry
 from ui import exports, presentation
 from ui import perplexity_data as data
-from ui.i18n import lang, num, t
+from ui import url_state as link
+from ui.i18n import lang, model_label, num, t
 from ui.limits import clip_perplexity, keep_offered, offered, perplexity_cap
-from ui.state import persist
 from viz import perplexity as viz
 
 PAGE_CHARS = 6_000  # the unseen Debian text is cut here on the page (the CLI takes it whole)
@@ -25,26 +24,27 @@ presentation.explain(t("Perplexity is the exponential of the average surprise pe
 sources = {f"{p['id']}:{p['lang']}": p for p in perplexity.passages()}
 unseen = perplexity.unseen_texts()
 options = list(sources) + ["unseen:en", "unseen:pt", "own"]
-names = {k: f"{p['title']} ({p['lang'].upper()})" for k, p in sources.items()} | {
+titles = {(p["id"], p["lang"]): p["title"] for p in sources.values()}  # an English text's title in Portuguese too
+names = {k: f"{titles.get((p['id'], lang()), p['title'])} ({p['lang'].upper()})" for k, p in sources.items()} | {
     "unseen:en": t("Debian documentation no course model saw (EN)", "Documentação Debian que nenhum modelo do curso viu (EN)"),
     "unseen:pt": t("Debian documentation no course model saw (PT)", "Documentação Debian que nenhum modelo do curso viu (PT)"),
     "own": t("Your own text", "Seu próprio texto")}
-persist("ppl_source", "unseen:en")
+link.bind("ppl_source", "unseen:en", link.choice(options))
 source = st.selectbox(t("Text", "Texto"), options, format_func=names.get, key="ppl_source")
 if source == "own":
-    persist("ppl_text", sources["market:en"]["text"])
+    link.bind("ppl_text", sources["market:en"]["text"], link.text())
     text = st.text_area(t("Your text", "Seu texto"), key="ppl_text", height=160, max_chars=perplexity_cap("ppl_text"))
 else:
     text = clip_perplexity(sources[source]["text"] if source in sources else unseen[source.split(":")[1]][:PAGE_CHARS])
     with st.expander(t("Show the text", "Mostrar o texto")):
         st.text(text)
 
-labels = {n: i.label for n, i in registry.REGISTRY.items()}
-persist("ppl_models", [n for n in COURSE_DECODERS if n in registry.REGISTRY])
+labels = {n: model_label(n) for n in registry.REGISTRY}
+link.bind("ppl_models", [n for n in COURSE_DECODERS if n in registry.REGISTRY], link.choices(registry.REGISTRY))
 keep_offered("ppl_models")  # a link may name models the hosted demo does not offer
 chosen = st.multiselect(t("Models (evaluated one after another)", "Modelos (avaliados um depois do outro)"),
                         offered(registry.REGISTRY), key="ppl_models", format_func=lambda n: f"{n} · {labels[n]}")
-persist("ppl_stride", 0.5)
+link.bind("ppl_stride", 0.5, link.choice(data.STRIDES))
 fraction = st.select_slider(
     t("Stride, as a share of each model's context", "Passo (stride), como fração do contexto de cada modelo"),
     data.STRIDES, key="ppl_stride", format_func=lambda f: f"{num(f)} × " + t("context", "contexto"),
@@ -88,7 +88,7 @@ st.info(t("**Which column to compare.** Across models with different tokenizers 
           "encoders vê os dois lados de cada token e não se compara com número nenhum de decoder."))
 exports.chart("bits-per-byte", st, viz.bits_chart(frame, t("Bits per byte, smaller models first", "Bits por byte, modelos menores primeiro"),
                                t("bits per byte (lower is better)", "bits por byte (menor é melhor)"),
-                               {"decoder": t("decoder", "decoder"), "pseudo": pseudo}))
+                               {"decoder": t("decoder", "decoder"), "pseudo": pseudo}, lang()))
 
 scale = viz.scale_frame(results)
 if len(scale) >= 2:
@@ -97,21 +97,21 @@ if len(scale) >= 2:
                                              "Decoders do curso: mesmo tokenizador, corpus e contexto; só o tamanho muda"),
                                     t("non-embedding parameters (log)", "parâmetros fora dos embeddings (log)"),
                                     t("perplexity per token (log)", "perplexidade por token (log)"),
-                                    t("unigram baseline", "linha de base unigrama")))
+                                    t("unigram baseline", "linha de base unigrama"), lang()))
 
 st.subheader(t("Which tokens surprised which model", "Quais tokens surpreenderam qual modelo"))
 by_name = {r["model"]: r for r in results}
-persist("ppl_strip", results[-1]["model"])
-if st.session_state["ppl_strip"] not in by_name:
-    st.session_state["ppl_strip"] = results[-1]["model"]
+link.bind("ppl_strip", results[-1]["model"], link.choice(by_name))
 one = st.selectbox(t("Model", "Modelo"), list(by_name), key="ppl_strip")
 st.caption(t("Darker red: more bits of surprise. Hover a token for its value.",
              "Vermelho mais escuro: mais bits de surpresa. Passe o mouse num token para ver o valor."))
 st.html(viz.surprisal_html(text, by_name[one]["surprisal"], lang()))
 if len(results) >= 2:
     c1, c2 = presentation.stacking("surprisal").columns(2)
-    a = c1.selectbox(t("Model A", "Modelo A"), list(by_name), index=len(by_name) - 1, key="ppl_a")
-    b = c2.selectbox(t("Model B", "Modelo B"), list(by_name), index=0, key="ppl_b")
+    link.bind("ppl_a", results[-1]["model"], link.choice(by_name))
+    link.bind("ppl_b", results[0]["model"], link.choice(by_name))
+    a = c1.selectbox(t("Model A", "Modelo A"), list(by_name), key="ppl_a")
+    b = c2.selectbox(t("Model B", "Modelo B"), list(by_name), key="ppl_b")
     words = viz.words_compare(text, perplexity.by_character(by_name[a]["surprisal"], len(text)),
                               perplexity.by_character(by_name[b]["surprisal"], len(text)))
     st.caption(t(f"Per word, aligned by characters: green where {a} was less surprised than {b}, red where more.",
@@ -119,9 +119,7 @@ if len(results) >= 2:
     st.html(viz.compare_html(text, words, lang(), (a, b)))
 
 st.subheader(t("Published figures", "Números publicados"))
-st.dataframe(pd.DataFrame(perplexity.PUBLISHED).rename(columns={"model": headers["model"], "dataset": t("data", "dados"),
-                                                                "ppl": "ppl", "source": t("source", "fonte")}),
-             hide_index=True)
+st.dataframe(data.published_table(headers["model"]), hide_index=True)
 st.caption(t("The GPT-2 paper scores WikiText-2 after undoing its tokenization (spaces around punctuation, "
              "@-@ markers), with its own detokenizers; raw text, as here and in the Hugging Face guide, scores "
              "differently, so expect the same order of magnitude, not the same digits.",

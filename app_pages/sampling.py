@@ -5,10 +5,10 @@ import streamlit as st
 from lab import sampling
 from ui import presentation
 from ui import sampling_data as data
+from ui import url_state as link
 from ui.i18n import lang, t
 from ui.limits import cap_text
 from ui.model_loader import current_model
-from ui.state import persist
 from viz.sampling import coloured_tokens
 
 st.title(t("Sampling", "Amostragem"))
@@ -27,7 +27,7 @@ if m.kind != "decoder":
               f"A amostragem precisa de um decoder, um modelo que continua o texto. {m.name} é um encoder (preenche "
               "palavras mascaradas): escolha um modelo GPT na barra lateral."))
     st.stop()
-persist("samp_prompt", sampling.PROMPTS[lang()])
+link.bind("samp_prompt", sampling.PROMPTS[lang()], link.text())
 prompt = st.text_area(t("Prompt", "Prompt"), key="samp_prompt", height=68, max_chars=cap_text("samp_prompt"))
 try:
     ids = sampling.encode(m.tokenizer, prompt)
@@ -54,29 +54,29 @@ if not result["tokens"]:
 
 st.subheader(t("The distribution each token was drawn from", "A distribuição de onde cada token saiu"))
 n = len(result["tokens"])
-if st.session_state.get("samp_pick") is None or st.session_state["samp_pick"] >= n:
-    st.session_state["samp_pick"] = 0
+link.bind("samp_pick", 0, link.integer(0, n - 1))  # none picked, or past this text's end: the first
 pick = st.pills(t("Pick a generated token", "Escolha um token gerado"), range(n), format_func=data.pick_label(result),
                 key="samp_pick")
 data.step_view(result, pick or 0, s.top_p)
 
 st.subheader(t("Compare", "Compare"))
+link.bind("samp_compare", "pair", link.choice(["pair", "seeds"]))
 view = st.radio(t("Compare", "Comparar"), ["pair", "seeds"], horizontal=True, key="samp_compare",
                 label_visibility="collapsed", format_func={"pair": t("Two settings side by side", "Duas configurações lado a lado"),
                                                            "seeds": t("Same settings, five seeds", "Mesmas configurações, cinco sementes")}.get)
 if view == "pair":
     left, right = presentation.stacking("pair").columns(2)
     left.markdown(t("**A**: the settings above", "**A**: as configurações acima"))
-    left.markdown(coloured_tokens(result["tokens"], prompt), unsafe_allow_html=True)
+    left.markdown(coloured_tokens(result["tokens"], prompt, lang=lang()), unsafe_allow_html=True)
     right.markdown(t("**B**: pick its filters (same seed and length)", "**B**: escolha os filtros (mesma semente e tamanho)"))
     b = data.filters("samp_b", (0.0, 0, 1.0), right.columns(3))
     with st.spinner(t("Generating B…", "Gerando B…")):
         other = data.generation(m.name, prompt, s._replace(temperature=b[0], top_k=b[1], top_p=b[2]))
-    right.markdown(coloured_tokens(other["tokens"], prompt), unsafe_allow_html=True)
+    right.markdown(coloured_tokens(other["tokens"], prompt, lang=lang()), unsafe_allow_html=True)
 else:
     with st.spinner(t("Generating five seeds…", "Gerando cinco sementes…")):
         runs = [data.generation(m.name, prompt, s._replace(seed=s.seed + i)) for i in range(5)]
     for i, r in enumerate(runs):
         st.caption(f"{t('seed', 'semente')} {s.seed + i}")
-        st.markdown(coloured_tokens(r["tokens"]), unsafe_allow_html=True)
+        st.markdown(coloured_tokens(r["tokens"], lang=lang()), unsafe_allow_html=True)
     st.caption(data.variety(runs))

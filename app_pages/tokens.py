@@ -5,9 +5,9 @@ import streamlit as st
 from lab import tokens as lab
 from ui import exports, presentation
 from ui import tokens_data as data
+from ui import url_state as link
 from ui.i18n import lang, num, t
 from ui.limits import cap_text
-from ui.state import persist
 from viz import tokens as viz
 
 PAIRS = lab.sample_pairs()
@@ -29,11 +29,12 @@ presentation.explain(t("The same sentence costs more tokens in Portuguese than i
 
 labels = {"course": t("The course's trophy passage", "O trecho do troféu, do curso"),
           "all": t(f"The whole sample set ({len(PAIRS)} pairs)", f"O conjunto de exemplos inteiro ({len(PAIRS)} pares)")}
-persist("tokens_sample", "course")
-st.selectbox(t("Load a text", "Carregar um texto"), ["course", "all", *range(len(PAIRS))], key="tokens_sample",
+samples = ["course", "all", *range(len(PAIRS))]
+chosen = link.bind("tokens_sample", "course", link.choice(samples))
+st.selectbox(t("Load a text", "Carregar um texto"), samples, key="tokens_sample",
              format_func=lambda c: labels.get(c) or f"{c + 1}. {PAIRS[c]['pt'][:60]}…", on_change=load_sample)
-persist("tokens_pt", lab.course_passage()["pt"])
-persist("tokens_en", lab.course_passage()["en"])
+for key, default in zip(("tokens_pt", "tokens_en"), data.sample(chosen), strict=True):  # the texts the sample loads
+    link.bind(key, default, link.text())
 left, right = st.columns(2)
 pt = left.text_area(t("Portuguese text", "Texto em português"), key="tokens_pt", height=160,
                    max_chars=cap_text("tokens_pt"))
@@ -66,7 +67,7 @@ else:
                   f"**Os {num(window)} tokens do {model} comportam cerca de {num(pt_words)} palavras deste "
                   "texto em português" + (f", e {num(en_words)} do inglês.**" if en_words else ".**")))
 
-    persist("tokens_encoding", lab.ENCODINGS[0])
+    link.bind("tokens_encoding", lab.ENCODINGS[0], link.choice(lab.ENCODINGS))
     name = st.radio(t("Encoding", "Codificação"), lab.ENCODINGS, key="tokens_encoding", horizontal=True)
     st.subheader(t("The tokens", "Os tokens"))
     st.caption(t("Each chip is one token: its text (␣ is a space) over its id. Orange chips hold part of a "

@@ -160,7 +160,7 @@ def offered_names(names, lim: Limits | None = None) -> list[str]:
 def check_offered(name: str, lim: Limits | None = None) -> None:
     """ModelNotOffered unless `name` may be loaded here."""
     lim = lim or limits()
-    if False:
+    if not offered(name, lim):
         raise ModelNotOffered(name, offered_names(registry.REGISTRY, lim))
 
 

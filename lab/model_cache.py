@@ -41,7 +41,15 @@ log = logging.getLogger(__name__)
 
 
 class ModelTooLarge(ValueError):
-    """The model cannot fit in the memory budget even alone; the message says why and what fits."""
+    """The model cannot fit in the memory budget even alone; str(e) is the English line saying why and what fits.
+
+    reason "too_large"; details: name, need and budget (bytes), env (the variable that sets the budget),
+    fit (registry names that fit), so a page writes the message in its reader's language.
+    """
+
+    def __init__(self, message: str, reason: str = "too_large", **details):
+        super().__init__(message)
+        self.reason, self.details = reason, details
 
 
 def physical_memory_bytes() -> int:
@@ -164,7 +172,8 @@ class ModelCache:
             raise ModelTooLarge(
                 f"{key} needs about {registry.human_bytes(need)} of memory, more than this server's "
                 f"budget for models ({registry.human_bytes(self.budget)}, set by {BUDGET_ENV}); "
-                f"models that fit: {', '.join(fit) if fit else 'none'}")
+                f"models that fit: {', '.join(fit) if fit else 'none'}",
+                name=key, need=need, budget=self.budget, env=BUDGET_ENV, fit=fit)
         return need
 
     def _evict_until_fits(self, extra: int, keep: str | None = None) -> None:

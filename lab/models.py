@@ -10,15 +10,22 @@ is shared by every session of the app, so callers must never mutate it or its co
 Hub models load with `from_pretrained(hub_id)` from the standard Hugging Face cache. A model that
 is not cached is downloaded first, unless `HF_HUB_OFFLINE` is set or the hub does not answer within
 a few seconds: then `ModelUnavailable` says so at once, with the command that prefetches it.
+A download that would not fit on the disk is refused before it starts. A damaged cached copy
+(weights shorter than their header says, a config that is not JSON) or a partial download left by a
+killed process is removed when found, never loaded, so a prefetch fetches those files again.
 Imports torch/transformers only inside `load`, so listing models stays cheap.
 """
 
 from __future__ import annotations
 
+import errno
+import json
 import os
+import shutil
 import struct
 import threading
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +37,8 @@ PAD_OFFSET_TYPES = {"roberta", "xlm-roberta", "camembert"}  # positions start af
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 AUX_FILES = ("config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
              "special_tokens_map.json", "added_tokens.json", "vocab.json", "merges.txt")
+TOKENIZER_FILES = ("tokenizer.json", "vocab.json")  # a cached hub model needs one of them to load
+LOAD_LOG_ENV = "LAB_LOAD_LOG"  # a file: load() appends one JSON line per real load (tests count loads)
 PROBE_TIMEOUT_S = 3.0
 SILENT_HUB_MEMO_S = 60.0  # a hub that did not answer is not asked again for this long
 _silent_until: dict[str, float] = {}  # endpoint -> time.monotonic() until which it counts as silent
@@ -39,7 +48,19 @@ _locks_guard = threading.Lock()
 
 
 class ModelUnavailable(ValueError):
-    """A model that cannot be loaded here and now; the message is one line saying why and what to do."""
+    """A model that cannot be loaded here and now; str(e) is the English line (why, what to do) the CLI prints.
+
+    `reason` and `details` let a page write the message in its reader's language:
+    "offline", "hub_silent" (name, hub_id, size in bytes, command, damaged: what was wrong with a damaged
+    cached copy that was removed, English, usually empty); "no_space" (name, need and free in bytes,
+    cache: the folder, command); "no_weights" (hub_id);
+    "missing_shipped" (name, path); "download_failed", "load_failed", "unreadable_weights"
+    (name, error: one English line from the library); "unknown" (name, known); "not_a_model" (name).
+    """
+
+    def __init__(self, message: str, reason: str = "", **details):
+        super().__init__(message)
+        self.reason, self.details = reason, details
 
 
 @dataclass(frozen=True)
@@ -92,8 +113,97 @@ def is_available(name: str) -> bool:
         return (Path(name).expanduser() / "config.json").is_file()
     if info.hub_id is None:
         return (Path(info.path) / "config.json").is_file()
-    return _cached(info.hub_id, "config.json") is not None and any(
-        _cached(info.hub_id, f) is not None for f in WEIGHT_FILES)
+    return (_cached(info.hub_id, "config.json") is not None
+            and any(_cached(info.hub_id, f) is not None for f in TOKENIZER_FILES)
+            and any(_cached(info.hub_id, f) is not None for f in WEIGHT_FILES)
+            and not _damage(info.hub_id))
+
+
+# ---------------------------------------------------------------- a damaged or half-written cache
+
+def _repo_dir(hub_id: str) -> Path:
+    """hub_id's folder in the HF cache (models--org--name: blobs/, refs/, snapshots/)."""
+    return Path(hub_cache_dir()) / ("models--" + hub_id.replace("/", "--"))
+
+
+def file_damage(path: str | Path) -> str | None:
+    """Why a cached model file cannot be whole (weights shorter than their header says, a config.json
+    that is not JSON, a zip without its directory), or None. Reads headers only, never the weights."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as f:
+            if path.name == "config.json":
+                if not isinstance(json.loads(f.read()), dict):
+                    return "config.json is not a JSON object"
+            elif path.suffix == ".safetensors":
+                (n,) = struct.unpack("<Q", f.read(8))
+                if 8 + n > size:
+                    return f"{path.name} is truncated ({registry.human_bytes(size)}, its header alone is longer)"
+                header = json.loads(f.read(n))
+                end = max((t["data_offsets"][1] for k, t in header.items() if k != "__metadata__"), default=0)
+                if 8 + n + end != size:
+                    return (f"{path.name} is truncated ({registry.human_bytes(size)} of "
+                            f"{registry.human_bytes(8 + n + end)})")
+            elif path.suffix == ".bin" and f.read(4) == b"PK\x03\x04":  # torch's zip format (old pickles: unchecked)
+                zipfile.ZipFile(f).close()  # its directory sits at the end: gone when the file is cut short
+    except (OSError, ValueError, KeyError, TypeError, IndexError, struct.error, zipfile.BadZipFile) as e:
+        return f"{path.name} cannot be read ({_one_line(e)})"
+    return None
+
+
+def _damage(hub_id: str) -> list[tuple[str, str]]:
+    """(path, why) for each damaged config or weights file of hub_id's cached main revision."""
+    found = []
+    for name in ("config.json", *WEIGHT_FILES):
+        path = _cached(hub_id, name)
+        why = path and file_damage(path)
+        if why:
+            found.append((path, why))
+    return found
+
+
+def _remove_cached(path: str, hub_id: str) -> None:
+    """Unlink a snapshot file and the blob it links to (inside hub_id's blobs/ only)."""
+    link = Path(path)
+    blob = link.resolve()
+    if link.is_symlink() and blob.parent == _repo_dir(hub_id) / "blobs":
+        blob.unlink(missing_ok=True)
+    link.unlink(missing_ok=True)
+
+
+def _discard_partials(hub_id: str) -> None:
+    """Delete hub_id's partial downloads (blobs/*.incomplete) whose download lock nobody holds: the
+    leftovers of a process killed mid-download. A download under way holds its lock and is left alone."""
+    from filelock import FileLock, Timeout
+
+    repo = _repo_dir(hub_id)
+    for part in (repo / "blobs").glob("*.incomplete"):
+        lock = Path(hub_cache_dir()) / ".locks" / repo.name / (part.name.split(".")[0] + ".lock")
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            with FileLock(str(lock), timeout=0):
+                part.unlink(missing_ok=True)
+        except (Timeout, OSError):  # being written right now, or not ours to remove
+            continue
+
+
+def discard_damaged(name: str) -> list[str]:
+    """Remove hub model `name`'s damaged files and orphaned partial downloads from the HF cache, so
+    nothing half-written is ever taken for the model and a prefetch fetches those files again.
+    Returns what was wrong with each removed file (English)."""
+    info = registry.REGISTRY.get(name)
+    if info is None or info.hub_id is None:
+        return []
+    whys = []
+    for path, why in _damage(info.hub_id):
+        try:
+            _remove_cached(path, info.hub_id)
+        except OSError:
+            continue
+        whys.append(why)
+    _discard_partials(info.hub_id)
+    return whys
 
 
 def prefetch_hint(name: str) -> str:
@@ -140,28 +250,67 @@ def hub_reachable(timeout: float = PROBE_TIMEOUT_S) -> bool:
 
 
 def check_online(name: str) -> None:
-    """ModelUnavailable at once when hub model `name` cannot be downloaded now (offline, hub silent)."""
+    """ModelUnavailable at once when hub model `name` cannot be downloaded now (offline, hub silent).
+
+    Called whenever `name` is not available: a damaged cached copy is removed first (discard_damaged)
+    and the message says so (details["damaged"]).
+    """
     info = _info(name)
     size = registry.human_bytes(info.download_bytes)
+    damaged = discard_damaged(name)  # a damaged copy is no copy: removed, so a prefetch replaces it
+    where = {"name": name, "hub_id": info.hub_id, "size": info.download_bytes, "command": prefetch_hint(name),
+             "damaged": damaged}
+    cache = "the local Hugging Face cache" + (f" (a damaged copy was removed: {'; '.join(damaged)})" if damaged else "")
     if offline():
         raise ModelUnavailable(
-            f"{name} ({info.hub_id}, {size}) is not in the local Hugging Face cache and HF_HUB_OFFLINE "
-            f"is set; prefetch it on a connected machine: {prefetch_hint(name)}")
+            f"{name} ({info.hub_id}, {size}) is not in {cache} and HF_HUB_OFFLINE "
+            f"is set; prefetch it on a connected machine: {prefetch_hint(name)}", "offline", **where)
     if not hub_reachable():
         raise ModelUnavailable(
-            f"{name} ({info.hub_id}, {size}) is not in the local Hugging Face cache and the hub cannot "
-            f"be reached; prefetch it while online: {prefetch_hint(name)}")
+            f"{name} ({info.hub_id}, {size}) is not in {cache} and the hub cannot "
+            f"be reached; prefetch it while online: {prefetch_hint(name)}", "hub_silent", **where)
 
 
-def _hub_files(hub_id: str) -> list[str]:
-    """The files worth downloading: top-level config/tokenizer files and one weights format."""
+def _hub_files(hub_id: str) -> dict[str, int]:
+    """The files worth downloading, with their sizes: top-level config/tokenizer files and one weights format."""
     from huggingface_hub import HfApi
+    from huggingface_hub.hf_api import RepoFile
 
-    files = set(HfApi().list_repo_files(hub_id))
+    files = {f.path: f.size for f in HfApi().list_repo_tree(hub_id) if isinstance(f, RepoFile)}
     weights = next((f for f in WEIGHT_FILES if f in files), None)
     if weights is None:
-        raise ModelUnavailable(f"{hub_id} has no {' or '.join(WEIGHT_FILES)} on the hub")
-    return [f for f in AUX_FILES if f in files] + [weights]
+        raise ModelUnavailable(f"{hub_id} has no {' or '.join(WEIGHT_FILES)} on the hub", "no_weights", hub_id=hub_id)
+    return {f: files[f] for f in [*(f for f in AUX_FILES if f in files), weights]}
+
+
+def _free_bytes(path: str) -> int:
+    """Free bytes on the disk that holds `path` (or its nearest existing parent)."""
+    path = Path(path).absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return shutil.disk_usage(path).free
+
+
+def _no_space(name: str, hub_id: str, need: int, during: bool) -> ModelUnavailable:
+    """The error for a download that does not fit on the disk (refused before, or cut short by ENOSPC)."""
+    cache, free = hub_cache_dir(), _free_bytes(hub_cache_dir())
+    what = "ran out of disk space while downloading" if during else "not enough disk space to download"
+    return ModelUnavailable(
+        f"{what} {name} ({hub_id}): it needs {registry.human_bytes(need)} more and {cache} has "
+        f"{registry.human_bytes(free)} free; nothing partial was kept. Free some space (or point HF_HOME at a "
+        f"bigger disk) and run: {prefetch_hint(name)}", "no_space",
+        name=name, need=need, free=free, cache=cache, command=prefetch_hint(name))
+
+
+def _is_disk_full(e: BaseException) -> bool:
+    """True when ENOSPC (or a disk quota) is anywhere in e's chain of causes."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
 
 
 def download(name: str) -> str:
@@ -172,20 +321,30 @@ def download(name: str) -> str:
     if info.hub_id is None:
         if is_available(name):
             return info.path
-        raise ModelUnavailable(f"{name} ships with the repository ({info.path}) but is missing there")
+        raise ModelUnavailable(f"{name} ships with the repository ({info.path}) but is missing there",
+                               "missing_shipped", name=name, path=info.path)
     with _locks_guard:
         lock = _download_locks.setdefault(name, threading.Lock())
     with lock:  # one download per model per process; the hub's file locks cover other processes
         if is_available(name):
             return os.path.dirname(_cached(info.hub_id, "config.json"))
         check_online(name)
+        need = info.download_bytes
         try:
-            return snapshot_download(info.hub_id, allow_patterns=_hub_files(info.hub_id),
+            files = _hub_files(info.hub_id)
+            need = sum(size for f, size in files.items() if _cached(info.hub_id, f) is None)
+            if need > _free_bytes(hub_cache_dir()):  # refuse before filling the disk
+                raise _no_space(name, info.hub_id, need, during=False)
+            return snapshot_download(info.hub_id, allow_patterns=list(files),
                                      cache_dir=hub_cache_dir(), etag_timeout=5)
         except ModelUnavailable:
             raise
         except Exception as e:  # network drop, repo gone, disk full: one line
-            raise ModelUnavailable(f"downloading {name} ({info.hub_id}) failed: {_one_line(e)}") from e
+            _discard_partials(info.hub_id)  # huggingface_hub removes its own; this catches any it left
+            if _is_disk_full(e):
+                raise _no_space(name, info.hub_id, need, during=True) from e
+            raise ModelUnavailable(f"downloading {name} ({info.hub_id}) failed: {_one_line(e)}", "download_failed",
+                                   name=name, error=_one_line(e)) from e
 
 
 def downloaded_bytes(name: str) -> int:
@@ -209,7 +368,8 @@ def estimate_bytes(name_or_path: str) -> int:
     try:
         params = sum(registry.safetensors_params(f)[0] for f in path.glob("*.safetensors"))
     except (OSError, ValueError, KeyError, TypeError, struct.error) as e:  # truncated or not a header
-        raise ModelUnavailable(f"cannot read the weights of {name_or_path}: {_one_line(e)}") from e
+        raise ModelUnavailable(f"cannot read the weights of {name_or_path}: {_one_line(e)}", "unreadable_weights",
+                               name=name_or_path, error=_one_line(e)) from e
     params += sum(f.stat().st_size // 4 for f in path.glob("pytorch_model*.bin"))
     return registry.memory_estimate(params)
 
@@ -225,7 +385,7 @@ def _info(name: str) -> registry.ModelInfo:
     try:
         return registry.info(name)
     except KeyError as e:
-        raise ModelUnavailable(e.args[0]) from None
+        raise ModelUnavailable(e.args[0], "unknown", name=name, known=list(registry.REGISTRY)) from None
 
 
 def _one_line(e: BaseException) -> str:
@@ -259,19 +419,23 @@ def _source(name_or_path: str) -> tuple[str, str, dict]:
     if info is not None:  # a course model shipped in the repo
         if not is_available(name_or_path):
             raise ModelUnavailable(
-                f"{name_or_path} is not in this checkout (expected a model in {info.path})")
+                f"{name_or_path} is not in this checkout (expected a model in {info.path})", "missing_shipped",
+                name=name_or_path, path=info.path)
         return name_or_path, info.path, {}
     path = Path(name_or_path).expanduser()
     if not path.exists():
         raise ModelUnavailable(f"unknown model {name_or_path!r}: not a registry name "
-                               f"({', '.join(registry.REGISTRY)}) and no such directory")
+                               f"({', '.join(registry.REGISTRY)}) and no such directory", "unknown",
+                               name=name_or_path, known=list(registry.REGISTRY))
     if not (path / "config.json").is_file():
-        raise ModelUnavailable(f"{name_or_path} is not a Hugging Face model directory (no config.json)")
+        raise ModelUnavailable(f"{name_or_path} is not a Hugging Face model directory (no config.json)",
+                               "not_a_model", name=name_or_path)
     return str(path.resolve()), str(path.resolve()), {}
 
 
 def load(name_or_path: str) -> Loaded:
     """The model and tokenizer for a registry name or local HF directory: eval, no grads, eager."""
+    started = time.perf_counter()
     name, source, kw = _source(name_or_path)
     import pickle
 
@@ -292,9 +456,21 @@ def load(name_or_path: str) -> Loaded:
                                      dtype=torch.float32, **kw)
         tokenizer = AutoTokenizer.from_pretrained(source, **kw)
     except broken as e:
-        raise ModelUnavailable(f"cannot load {name}: {_one_line(e)}") from e
+        raise ModelUnavailable(f"cannot load {name}: {_one_line(e)}", "load_failed", name=name,
+                               error=_one_line(e)) from e
     model.eval()
     model.requires_grad_(False)
+    _log_load(name, time.perf_counter() - started)
     return Loaded(name=name, model=model, tokenizer=tokenizer, kind=kind, context=context_of(config),
                   n_layer=config.num_hidden_layers, n_head=config.num_attention_heads,
                   n_embd=config.hidden_size)
+
+
+def _log_load(name: str, seconds: float) -> None:
+    """One JSON line per real load appended to $LAB_LOAD_LOG, when set: how a test counts the loads
+    of a running server, whichever sessions asked."""
+    path = os.environ.get(LOAD_LOG_ENV)
+    if path:
+        line = json.dumps({"name": name, "pid": os.getpid(), "seconds": round(seconds, 3)})
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(line + "\n")

@@ -13,6 +13,7 @@ from lab import attention as lab
 from lab.encodings import encoding
 from lab.models import load
 from lab.tokens import shown
+from tests.overlap import InFlight, forwards_in_flight
 
 TEXT = "The trophy didn't fit in the suitcase because it was too big. It was, it was."
 
@@ -101,12 +102,14 @@ def test_concurrent_masked_and_unmasked_calls_never_leak(models):
     config = m.model.config.to_json_string()
     texts = [TEXT[: n] for n in range(12, len(TEXT), 7)]
     failures, counts = [], {True: 0, False: 0}
-    lock = threading.Lock()
+    lock, start, calls = threading.Lock(), threading.Barrier(4, timeout=60), InFlight()
 
     def worker(causal: bool):
+        start.wait()  # all four begin together
         for i in range(60):
             ids = lab.encode(m.tokenizer, texts[i % len(texts)])
-            upper = lab.attention(m.model, ids, causal=causal)[..., np.triu(np.ones((len(ids),) * 2, bool), 1)]
+            with calls:
+                upper = lab.attention(m.model, ids, causal=causal)[..., np.triu(np.ones((len(ids),) * 2, bool), 1)]
             ok = (upper == 0).all() if causal else (upper != 0).all()
             with lock:
                 counts[causal] += 1
@@ -114,12 +117,14 @@ def test_concurrent_masked_and_unmasked_calls_never_leak(models):
                     failures.append((causal, i))
 
     threads = [threading.Thread(target=worker, args=(c,)) for c in (True, False, True, False)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    with forwards_in_flight() as passes:
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
     assert counts == {True: 120, False: 120}
     assert failures == []
+    assert calls.peak > 1 and passes.peak > 1 and passes.calls == 240  # the calls really ran at once
     assert m.model.config.to_json_string() == config
 
 

@@ -12,6 +12,13 @@ from lab.encodings import hf_gpt2_tokenizer
 from lab.models import load
 
 EN, PT = causal.TROPHY["en"], causal.TROPHY["pt"]
+# Sentences of clearly different lengths (10 and 26 tokens). On the wide model two unbatched passes
+# over them differ in the last bits (7.5e-8 measured here, 2 threads: the matrix kernels change with
+# the sequence length), where the one batched pass gives exactly 0.0. EN (14/14) and PT (20/21) pass
+# either way, so they alone would not notice the trophy splitting its pass in two.
+UNEVEN = ("The trophy didn't fit because it was big.",
+          "The trophy didn't fit because it was far too small for the old suitcase that my grandmother gave me "
+          "when I first left home.", "it")
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +94,7 @@ def test_trophy_is_bit_for_bit_every_time_even_on_a_busy_cpu(models, wide):
 
     def runs(n):
         return ([causal.trophy(tiny.model, tiny.tokenizer, *(EN, PT)[i % 2])["max_abs_diff"] for i in range(n)]
-                + [causal.trophy(*wide, *(EN, PT)[i % 2])["max_abs_diff"] for i in range(n // 10)])
+                + [causal.trophy(*wide, *(EN, PT, UNEVEN)[i % 3])["max_abs_diff"] for i in range(n // 10)])
 
     diffs = runs(100)
     busy = threading.Thread(target=hog)
@@ -100,6 +107,16 @@ def test_trophy_is_bit_for_bit_every_time_even_on_a_busy_cpu(models, wide):
     assert diffs == [0.0] * 220
     free = causal.trophy(*wide, *EN, causal=False)
     assert free["max_abs_diff"] > 0 and all(d > 0 for d in free["per_layer"])
+
+
+def test_trophy_is_one_batched_pass_bit_for_bit_on_sentences_of_different_lengths(wide, forwards):
+    """The claim "bit for bit, because both sentences share one pass" on a pair where two passes would
+    not be: 10 and 26 tokens, a 768-wide model. Fails if trophy ran the sentences one at a time."""
+    result = causal.trophy(*wide, *UNEVEN)
+    assert len(result["tokens_a"]) == 10 and len(result["tokens_b"]) == 26
+    assert forwards["n"] == 1  # one forward pass over the batch of two, not one per sentence
+    assert result["max_abs_diff"] == 0.0 and result["per_layer"] == [0.0, 0.0]
+    assert causal.trophy(*wide, *UNEVEN, causal=False)["max_abs_diff"] > 0  # the row does read the rest
 
 
 def test_trophy_differs_without_the_mask_and_in_an_encoder(models):

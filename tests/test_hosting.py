@@ -292,3 +292,15 @@ def test_perplexity_text_and_models_are_capped(hosted, tiny_course, monkeypatch)
     assert any("at most 300 characters" in w for w in warnings)
     assert len(at.text[0].value) == 300  # the unseen documentation, as shown and evaluated
     perplexity_data.clear()
+
+
+def test_the_memory_bench_opens_every_page_in_hosted_mode(tiny_model_dirs):
+    """`lab bench --only hosting` on a tiny model: a fresh hosted process opened every page without an exception."""
+    from lab.benchmarks import hosting as bench
+
+    d = tiny_model_dirs["gpt2"]
+    run = bench.hosted_run(d, registry.safetensors_params(d / "model.safetensors")[0])
+    files = sorted(p.name for p in (Path(APP).parent / "app_pages").glob("*.py"))
+    assert sorted(Path(p).name for p in run["rss"]) == files and next(iter(run["rss"])) == "app_pages/home.py"
+    assert run["peak"] >= max(run["rss"].values()) > 0 and not run["problems"]
+    assert models.DEFAULT_OFFLINE in run["models"] and "gpt2" not in run["models"]

@@ -8,33 +8,37 @@ import pytest
 from lab import models, registry
 from lab.hosting import HOSTED_BUDGET_MB
 from lab.model_cache import BUDGET_ENV, ModelCache, ModelTooLarge, budget_bytes, machine_budget_bytes
+from tests.overlap import InFlight
 
 
 class Recorder:
     """A stand-in loader that records which keys it loaded (slowly, to widen any race)."""
 
     def __init__(self, delay=0.0):
-        self.calls, self.delay = [], delay
+        self.calls, self.delay, self.inside = [], delay, InFlight()
 
     def __call__(self, key):
-        self.calls.append(key)
-        time.sleep(self.delay)
-        return object()
+        with self.inside:  # inside.peak: how many loads ever ran at once
+            self.calls.append(key)
+            time.sleep(self.delay)
+            return object()
 
 
 def hammer(cache, key, n=8):
-    """n threads released together asking for key; their results."""
-    barrier, results = threading.Barrier(n), [None] * n
+    """n threads released together asking for key; their results. Asserts that the requests overlapped."""
+    barrier, results, asking = threading.Barrier(n), [None] * n, InFlight()
 
     def ask(i):
         barrier.wait()
-        results[i] = cache.get(key)
+        with asking:
+            results[i] = cache.get(key)
 
     threads = [threading.Thread(target=ask, args=(i,)) for i in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(30)
+    assert asking.peak > 1, "the requests never ran at once: nothing was tested"
     return results
 
 
@@ -42,7 +46,7 @@ def test_concurrent_requests_load_once():
     rec = Recorder(delay=0.3)
     cache = ModelCache(budget=100, load=rec, estimate=lambda k: 10)
     results = hammer(cache, "m")
-    assert rec.calls == ["m"] and cache.loads == 1
+    assert rec.calls == ["m"] and cache.loads == 1 and rec.inside.peak == 1
     assert all(r is results[0] for r in results)
     assert cache.get("m") is results[0] and cache.loads == 1  # a later request: no reload
 
@@ -64,14 +68,21 @@ def test_concurrent_real_loads_of_a_tiny_model_load_once(tiny_model_dirs):
 def test_different_models_load_in_parallel_not_in_series():
     rec = Recorder(delay=0.4)
     cache = ModelCache(budget=100, load=rec, estimate=lambda k: 10)
+    barrier = threading.Barrier(3)
+
+    def ask(key):
+        barrier.wait()
+        cache.get(key)
+
     t0 = time.perf_counter()
-    threads = [threading.Thread(target=cache.get, args=(k,)) for k in ("a", "b", "c")]
+    threads = [threading.Thread(target=ask, args=(k,)) for k in ("a", "b", "c")]
     for t in threads:
         t.start()
     for t in threads:
         t.join(30)
     assert sorted(rec.calls) == ["a", "b", "c"]
     assert time.perf_counter() - t0 < 1.0  # three 0.4 s loads, not one after another
+    assert rec.inside.peak == 3  # all three loads were under way at once
 
 
 def test_two_models_that_do_not_fit_together_never_load_at_once():
@@ -89,11 +100,12 @@ def test_two_models_that_do_not_fit_together_never_load_at_once():
         return object()
 
     cache = ModelCache(budget=15, load=load, estimate=lambda k: 10)
-    barrier, results = threading.Barrier(2), {}
+    barrier, results, asking = threading.Barrier(2), {}, InFlight()
 
     def ask(key):
         barrier.wait()
-        results[key] = cache.get(key)
+        with asking:
+            results[key] = cache.get(key)
 
     threads = [threading.Thread(target=ask, args=(k,)) for k in ("a", "b")]
     for t in threads:
@@ -101,32 +113,42 @@ def test_two_models_that_do_not_fit_together_never_load_at_once():
     for t in threads:
         t.join(30)
     assert set(results) == {"a", "b"} and all(r is not None for r in results.values())
+    assert asking.peak == 2  # both requests were in the cache at once (the second one waited)
     assert peak[0] == 10  # never both resident or loading: 20 would exceed the budget of 15
     assert cache.loads == 2 and cache.evictions == 1 and len(cache.keys()) == 1 and cache.used_bytes == 10
 
 
 def test_a_failed_load_frees_its_room():
+    loading, failed, asking = threading.Event(), [], InFlight()
+
     def load(key):
+        if key == "broken":
+            loading.set()
+            deadline = time.monotonic() + 30
+            while asking.now < 2 and time.monotonic() < deadline:  # until "ok" has been asked too
+                time.sleep(0.01)
         time.sleep(0.2)
         if key == "broken":
             raise OSError("truncated")
         return object()
 
     cache = ModelCache(budget=15, load=load, estimate=lambda k: 10)
-    failed = []
 
     def ask_broken():
         try:
-            cache.get("broken")
+            with asking:
+                cache.get("broken")
         except OSError as e:
             failed.append(e)
 
     t = threading.Thread(target=ask_broken)
     t.start()
-    time.sleep(0.05)  # "broken" is loading; "ok" must wait for it, then load
-    assert cache.get("ok") is not None
+    assert loading.wait(30)  # "broken" is loading; "ok" must wait for it, then load
+    with asking:
+        assert cache.get("ok") is not None
     t.join(30)
     assert len(failed) == 1 and cache.keys() == ["ok"] and cache.used_bytes == 10 and cache.loads == 1
+    assert asking.peak == 2  # "ok" was asked while "broken" was still loading
 
 
 def test_over_budget_model_is_refused_before_loading(tiny_model_dirs):

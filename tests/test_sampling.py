@@ -12,6 +12,7 @@ from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopKLogit
 
 from lab import sampling
 from lab.models import load
+from tests.overlap import forwards_in_flight
 
 PROMPT = "The trophy didn't fit in the suitcase"
 
@@ -161,11 +162,14 @@ def test_two_threads_on_one_model_each_get_their_own_text(tiny_model_dirs):
             barrier.abort()
 
     threads = [threading.Thread(target=run, args=(seed,)) for seed in (1, 2)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join(120)
-    assert not errors and barrier.n_waiting == 0
+    inside = threading.Barrier(2, timeout=60)  # each forward pass waits there for the other thread's
+    with forwards_in_flight(rendezvous=inside) as passes:
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(120)
+    assert not errors and barrier.n_waiting == 0 and not inside.broken
+    assert passes.peak == 2 and passes.calls == 32  # 16 steps each, every pass beside one of the other thread
     assert got == alone
 
 

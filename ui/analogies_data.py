@@ -12,14 +12,16 @@ import streamlit as st
 
 from lab import embeddings
 from lab.embeddings import PRESET_GROUPS, PRESETS, EmbeddingError
+from ui import url_state as link
 from ui.i18n import lang, num, t
 from ui.model_loader import get_model
-from ui.state import persist
 from viz.format import number
 
-# Keys of the page's widgets and their first-visit values (the preset fills the words).
+# Keys of the page's widgets, their first-visit values and how they travel in a link (the preset fills the words).
 DEFAULTS = {"an_method": "add", "an_exclude": True, "an_space": True, "an_mean": False, "an_k": 10,
             "an_word": "package", "an_nk": 10}
+CODECS = {"an_method": link.choice(["add", "mul"]), "an_exclude": link.boolean(), "an_space": link.boolean(),
+          "an_mean": link.boolean(), "an_k": link.integer(1, 30), "an_word": link.text(), "an_nk": link.integer(1, 30)}
 PICTURE_RESULTS = 5  # best answers drawn in the 2D picture (more crowd the labels)
 
 
@@ -64,14 +66,14 @@ def load_preset() -> None:
 
 
 def preset_picker() -> None:
-    """The preset box; on the first visit it fills the words (king − man + woman)."""
-    if "an_a" not in st.session_state and "an_a_saved" not in st.session_state:
-        st.session_state["an_preset"] = "king"
-        load_preset()
-    for key in ("an_preset", "an_a", "an_b", "an_c", "an_expected"):
-        persist(key, "")
+    """The preset box (king − man + woman at first); the words and the mean-of-pieces switch start at the
+    preset's, and every input of the page travels in the link."""
+    preset = link.bind("an_preset", "king", link.choice(PRESETS))
+    a, b, c, d, mean = PRESETS[preset]
+    for key, default in zip(("an_a", "an_b", "an_c", "an_expected"), (a, b, c, d), strict=True):
+        link.bind(key, default, link.text())
     for key, default in DEFAULTS.items():
-        persist(key, default)
+        link.bind(key, mean if key == "an_mean" else default, CODECS[key])
     st.selectbox(t("Preset", "Exemplo pronto"), list(PRESETS), format_func=preset_label, key="an_preset",
                  on_change=load_preset)
 

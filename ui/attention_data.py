@@ -12,9 +12,9 @@ import streamlit as st
 
 from lab import attention, causal, hosting, models
 from lab.causal import TROPHY, TrophyError
+from ui import url_state as link
 from ui.i18n import lang, num, t
 from ui.model_loader import get_model, model_cache
-from ui.state import persist
 from viz import attention as viz
 
 # The attention page keeps at most this many bytes of weights per text ([layer, head, T, T] float32,
@@ -78,13 +78,20 @@ def names() -> dict:
 
 
 def summary_columns() -> dict:
-    """st.dataframe column_config for the per-head table: short translated headers, 3 decimals."""
+    """st.dataframe column_config for the per-head table: short translated headers, 3 decimals
+    (in Portuguese viz.attention.summary_shown has written them already, with a decimal comma)."""
     words = names()
     short = {"entropy": t("entropy", "entropia"), "previous": t("previous", "anterior"),
              "first": t("first", "primeiro"), "self": t("self", "próprio")}
+
+    def column(label, c):
+        if lang() == "pt":
+            return st.column_config.TextColumn(label, help=words[c])
+        return st.column_config.NumberColumn(label, format="%.3f", help=words[c])
+
     return {"layer": st.column_config.NumberColumn(words["layer"], width=56),
             "head": st.column_config.NumberColumn(words["head"], width=56),
-            **{c: st.column_config.NumberColumn(label, format="%.3f", help=words[c]) for c, label in short.items()}}
+            **{c: column(label, c) for c, label in short.items()}}
 
 
 def pick_head(source: str, frame) -> None:
@@ -93,13 +100,6 @@ def pick_head(source: str, frame) -> None:
     rows = sel.get("pick") if source == "attn_grid" else [frame.iloc[i] for i in sel.get("rows", [])]
     if rows:
         st.session_state["attn_layer"], st.session_state["attn_head"] = int(rows[0]["layer"]), int(rows[0]["head"])
-
-
-def keep_in_range(sizes: dict[str, int]) -> None:
-    """Reset a layer/head selection (session key -> count) that another model does not have."""
-    for key, size in sizes.items():
-        if st.session_state.get(key, 0) >= size:
-            st.session_state[key] = 0
 
 
 def cut_note(view: dict, m) -> str | None:
@@ -126,13 +126,12 @@ def pair_picker() -> None:
     """The trophy pair (English / Portuguese) that fills the sentence inputs, the Portuguese one explained.
 
     The pair, both sentences and the word keep what the reader typed across page switches and reruns
-    that stop before drawing them (an emptied sentence above).
+    that stop before drawing them (an emptied sentence above), and travel in the link; the pair
+    starts in the UI language, the sentences and the word at the pair's.
     """
-    if "trophy_a" not in st.session_state and "trophy_a_saved" not in st.session_state:  # first visit
-        st.session_state["trophy_pair"] = lang()  # the pair in the UI language
-        load_pair()
-    for key in ("trophy_pair", "trophy_a", "trophy_b", "trophy_word"):
-        persist(key, "")
+    pair = link.bind("trophy_pair", lang(), link.choice(["en", "pt"]))
+    for key, default in zip(("trophy_a", "trophy_b", "trophy_word"), TROPHY[pair], strict=True):
+        link.bind(key, default, link.text())
     pair = st.radio(t("Pair", "Par"), ["en", "pt"], format_func={"en": "English", "pt": "Português"}.get,
                     horizontal=True, key="trophy_pair", on_change=load_pair)
     if pair == "pt":
@@ -151,8 +150,9 @@ def loss_without_mask(views: dict) -> None:
     if False not in views or views[True]["loss"] is None:
         return
     a, b = views[True]["loss"], views[False]["loss"]
+    delta = ("+" if b >= a else "") + num(b - a, 3)
     st.metric(t("Next-token loss without the mask (nats)", "Perda do próximo token sem a máscara (nats)"),
-              f"{b:.3f}", f"{b - a:+.3f} " + t(f"vs {a:.3f} with it", f"vs {a:.3f} com ela"), delta_color="off")  # neither direction is "better": see the caption
+              num(b, 3), f"{delta} " + t(f"vs {num(a, 3)} with it", f"vs {num(a, 3)} com ela"), delta_color="off")  # neither direction is "better": see the caption
     st.caption(t("Without the mask each position can also see the very token it must predict, so this loss "
                  "stops being an honest score: lower means leakage, not skill; higher means the model, trained "
                  "with the mask, never learned to read the future.",

@@ -2,7 +2,9 @@
 
 import streamlit as st
 
+from lab import registry
 from viz.format import number
+from viz.format import size as viz_size
 
 LANGUAGES = {"en": "English", "pt": "Português (Brasil)"}
 
@@ -18,6 +20,28 @@ def t(en: str, pt: str) -> str:
     return pt if lang() == "pt" else en
 
 
-def num(x) -> str:
-    """A number as the current UI language writes it (1,024 / 1.024; 2.20 / 2,20)."""
-    return number(x, lang())
+def num(x, decimals: int = 2) -> str:
+    """A number as the current UI language writes it (1,024 / 1.024; 2.20 / 2,20); floats with `decimals`."""
+    return number(x, lang(), decimals)
+
+
+def size(n: int) -> str:
+    """A size in bytes as the current UI language writes it ('1.52 GB' / '1,52 GB')."""
+    return viz_size(n, lang())
+
+
+# The registry's labels are English; these are the ones Portuguese writes differently.
+MODEL_LABELS_PT = {"course-gpt2": "Modelo do curso: GPT-2 pequeno, offline",
+                   "course-roberta": "Modelo do curso: RoBERTa pequeno, offline",
+                   "course-gpt2-2x128": "Modelo do curso: GPT-2, 2 camadas × 128, offline",
+                   "course-gpt2-1x64": "Modelo do curso: GPT-2, 1 camada × 64, offline",
+                   "gpt2-xl": "GPT-2 XL (1,5B)",
+                   "gpt2-small-portuguese": "GPT-2 small, português (124M)"}
+
+
+def model_label(name: str) -> str:
+    """A registry model's label in the current UI language (its name for a model outside the registry)."""
+    info = registry.REGISTRY.get(name)
+    if info is None:
+        return name
+    return MODEL_LABELS_PT.get(name, info.label) if lang() == "pt" else info.label

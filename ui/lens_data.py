@@ -12,9 +12,9 @@ import numpy as np
 import streamlit as st
 
 from lab import attention, lens
+from ui import url_state as link
 from ui.i18n import lang, num, t
 from ui.model_loader import get_model
-from ui.state import persist
 from viz.lens import prob_text, shown
 
 TOP = 5  # guesses kept per cell: the grid's tooltip shows them all
@@ -90,11 +90,9 @@ def reset_position() -> None:
 
 
 def keep_position(n: int) -> None:
-    """Keep the followed position across page switches, starting at the last token; pull one that
-    another text does not have back into range."""
-    persist("lens_position", n - 1)
-    if st.session_state["lens_position"] >= n:
-        st.session_state["lens_position"] = n - 1
+    """Keep the followed position across page switches and in the link, starting at the last token;
+    one that this text does not have goes back to the last token."""
+    link.bind("lens_position", n - 1, link.integer(0, n - 1))
 
 
 def settle_metrics(rank, p) -> None:
@@ -111,7 +109,10 @@ def settle_metrics(rank, p) -> None:
 
 
 def trace_columns() -> dict:
-    """st.dataframe column_config for trace_table: probabilities in three significant figures."""
+    """st.dataframe column_config for trace_table: probabilities in three significant figures (in Portuguese
+    trace_table has written them already, with a decimal comma)."""
+    if lang() == "pt":
+        return {}
     return {c: st.column_config.NumberColumn(c, format="%.3g") for c in ("p", t("target p", "p do alvo"))}
 
 
@@ -119,8 +120,11 @@ def trace_table(view: dict, position: int):
     """Per layer at one position: the top guess, its probability, the target's rank and probability."""
     import pandas as pd
 
+    def probs(p):  # Streamlit writes 0.5 whatever the language: Portuguese gets text, 0,5
+        return [prob_text(float(x), "pt") for x in p] if lang() == "pt" else p
+
     return pd.DataFrame({t("layer", "camada"): range(view["n_layer"] + 1),
                          t("top guess", "palpite do topo"): [shown(s) for s in view["top_tokens"][:, position, 0]],
-                         "p": view["top_p"][:, position, 0],
+                         "p": probs(view["top_p"][:, position, 0]),
                          t("target rank", "ranking do alvo"): view["rank"][:, position],
-                         t("target p", "p do alvo"): view["p"][:, position]})
+                         t("target p", "p do alvo"): probs(view["p"][:, position])})

@@ -18,8 +18,8 @@ from lab import hosting, perplexity, registry
 from lab.model_cache import ModelTooLarge
 from lab.models import ModelUnavailable
 from ui import limits
-from ui.i18n import t
-from ui.model_loader import load_named
+from ui.i18n import lang, num, t
+from ui.model_loader import load_named, problem_text
 
 MAX_RESULTS = 256
 STRIDES = (0.125, 0.25, 0.5, 1.0)  # fractions of each model's context; the guide's default is 1/2
@@ -73,7 +73,7 @@ def evaluate(name: str, text: str, fraction: float) -> dict:
     except hosting.ModelNotOffered as e:
         return {"model": name, "error": limits.not_offered_text(e)}
     except (ModelUnavailable, ModelTooLarge) as e:
-        return {"model": name, "error": str(e)}
+        return {"model": name, "error": problem_text(e)}
     bar = st.progress(0.0, text=t(f"Evaluating {label}…", f"Avaliando {label}…"))
     stride = max(1, int(loaded.context * fraction))
     try:
@@ -93,3 +93,25 @@ def evaluate(name: str, text: str, fraction: float) -> dict:
     bar.empty()
     _store(name, text, fraction, result)
     return result
+
+
+# lab.perplexity.PUBLISHED's English wording, in Portuguese.
+PUBLISHED_PT = {"WikiText-2": "WikiText-2", "WikiText-2 (raw), stride 1024": "WikiText-2 (texto cru), stride de 1.024",
+                "WikiText-2 (raw), stride 512": "WikiText-2 (texto cru), stride de 512",
+                "GPT-2 paper (Radford et al. 2019), table 3, zero-shot":
+                    "artigo do GPT-2 (Radford et al. 2019), tabela 3, zero-shot",
+                "GPT-2 paper, table 3, zero-shot": "artigo do GPT-2, tabela 3, zero-shot",
+                'Hugging Face guide "Perplexity of fixed-length models"':
+                    "guia da Hugging Face sobre a perplexidade de modelos de contexto fixo"}
+
+
+def published_table(model_header: str):
+    """perplexity.PUBLISHED as the page shows it: headers and wording in the UI language, numbers written its way."""
+    import pandas as pd
+
+    rows = pd.DataFrame(perplexity.PUBLISHED)
+    if lang() == "pt":
+        rows = rows.assign(dataset=[PUBLISHED_PT.get(d, d) for d in rows["dataset"]],
+                           source=[PUBLISHED_PT.get(s, s) for s in rows["source"]],
+                           ppl=[num(float(p)) for p in rows["ppl"]])
+    return rows.rename(columns={"model": model_header, "dataset": t("data", "dados"), "source": t("source", "fonte")})

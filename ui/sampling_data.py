@@ -17,10 +17,10 @@ import streamlit as st
 from lab import sampling
 from lab.attention import token_texts
 from ui import exports
-from ui.i18n import num, t
+from ui import url_state as link
+from ui.i18n import lang, num, t
 from ui.limits import new_tokens, new_tokens_note
 from ui.model_loader import get_model
-from ui.state import persist
 from viz import sampling as viz
 
 RESULTS = "samp_results"  # session key: {(model, prompt, settings): result}, the newest last
@@ -42,8 +42,9 @@ class Settings(NamedTuple):
 def filters(prefix: str, defaults=(1.0, 50, 0.9), cols=None) -> tuple[float, int, float]:
     """Temperature, top-k and top-p widgets (keys prefix_temperature, ...): they cannot give bad values."""
     cols = cols or st.columns(3)
-    for key, default in zip(("temperature", "top_k", "top_p"), defaults, strict=True):
-        persist(f"{prefix}_{key}", default)
+    codecs = (link.real(0.0, 2.0), link.integer(0, 200), link.real(0.01, 1.0))  # the sliders' ranges
+    for key, default, codec in zip(("temperature", "top_k", "top_p"), defaults, codecs, strict=True):
+        link.bind(f"{prefix}_{key}", default, codec)
     temperature = cols[0].slider(t("Temperature (0 = greedy)", "Temperatura (0 = gulosa)"), 0.0, 2.0, step=0.05,
                                  key=f"{prefix}_temperature")
     top_k = cols[1].slider(t("Top-k (0 = off)", "Top-k (0 = desligado)"), 0, 200, step=1, key=f"{prefix}_top_k")
@@ -55,12 +56,13 @@ def settings(room: int) -> Settings:
     """The page's settings widgets; `room` is how many tokens fit after the prompt (>= 1)."""
     temperature, top_k, top_p = filters("samp")
     c1, c2 = st.columns(2)
-    persist("samp_seed", 0)
-    persist("samp_n", 32)
+    link.bind("samp_seed", 0, link.integer(0, SEED_MAX))
     seed = c1.number_input(t("Seed", "Semente"), 0, SEED_MAX, step=1, key="samp_seed")
     top = min(new_tokens(MAX_NEW), room)  # the hosted demo's cap, if lower
-    if st.session_state["samp_n"] > top:
-        st.session_state["samp_n"] = top
+    for key in ("samp_n", "samp_n_saved"):  # less room: keep the length as long as it fits
+        if st.session_state.get(key, 0) > top:
+            st.session_state[key] = top
+    link.bind("samp_n", min(32, top), link.integer(1, top))
     if top > 1:
         n = c2.slider(t("New tokens", "Tokens novos"), 1, top, key="samp_n")
     else:
@@ -100,19 +102,19 @@ def stream(m, prompt: str, ids: list[int], s: Settings, box) -> dict:
     if found is not None and (found["done"] or st.session_state.get("samp_stop")):
         found["stopped"] = found["stopped"] or not found["done"]
         found["done"] = True
-        box.markdown(viz.coloured_tokens(found["tokens"], prompt), unsafe_allow_html=True)
+        box.markdown(viz.coloured_tokens(found["tokens"], prompt, lang=lang()), unsafe_allow_html=True)
         return found
     result = {"ids": ids, "tokens": [], "steps": [], "done": False, "stopped": False}
     store[key] = result
     for old in list(store)[:-KEEP]:
         del store[old]
-    box.markdown(viz.coloured_tokens([], prompt, cursor=True), unsafe_allow_html=True)
+    box.markdown(viz.coloured_tokens([], prompt, cursor=True, lang=lang()), unsafe_allow_html=True)
     for step in sampling.steps(m.model, ids, s.n, s.temperature, s.top_k, s.top_p, s.seed):
         result["steps"].append(_finish(step, m.tokenizer))
         result["tokens"].append({"id": step["id"], "token": token_texts(m.tokenizer, [step["id"]])[0], "p": step["p"]})
-        box.markdown(viz.coloured_tokens(result["tokens"], prompt, cursor=True), unsafe_allow_html=True)
+        box.markdown(viz.coloured_tokens(result["tokens"], prompt, cursor=True, lang=lang()), unsafe_allow_html=True)
     result["done"] = True
-    box.markdown(viz.coloured_tokens(result["tokens"], prompt), unsafe_allow_html=True)
+    box.markdown(viz.coloured_tokens(result["tokens"], prompt, lang=lang()), unsafe_allow_html=True)
     return result
 
 
@@ -142,14 +144,14 @@ def step_view(result: dict, i: int, top_p: float) -> None:
               t(f"p {num(step['p'])} · raw rank {num(step['rank'] + 1)}",
                 f"p {num(step['p'])} · posição bruta {num(step['rank'] + 1)}"), delta_color="off")
     words = names()
-    exports.chart("sampling-stages", st, viz.stages_chart(viz.stages_frame(step, step["texts"], step["id"]), words))
+    exports.chart("sampling-stages", st, viz.stages_chart(viz.stages_frame(step, step["texts"], step["id"]), words, lang()))
     st.caption(t(f"The {len(step['texts'])} most likely tokens before any filter, best first (1 is the argmax). "
                  f"Top-k left {num(step['kept_topk'])} tokens, top-p then {num(step['kept'])}; the drawn token is "
                  "orange. Each stage renormalises what survives.",
                  f"Os {len(step['texts'])} tokens mais prováveis antes de qualquer filtro, do melhor ao pior (1 é o "
                  f"argmax). O top-k deixou {num(step['kept_topk'])} tokens, o top-p depois {num(step['kept'])}; o "
                  "sorteado está em laranja. Cada etapa renormaliza o que sobra."))
-    exports.chart("sampling-cumulative", st, viz.cumulative_chart(viz.cumulative_frame(step, step["texts"]), top_p, words), height=260)
+    exports.chart("sampling-cumulative", st, viz.cumulative_chart(viz.cumulative_frame(step, step["texts"]), top_p, words, lang()), height=260)
 
 
 def problem_text(e: sampling.SamplingError) -> str:

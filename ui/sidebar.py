@@ -9,13 +9,8 @@ import streamlit as st
 from lab import models, registry
 from lab.model_cache import APP_BASELINE_MB, BUDGET_ENV, MIN_BUDGET_MB, budget, budget_bytes, models_that_fit
 from ui import limits
-from ui.i18n import LANGUAGES, lang, t
+from ui.i18n import LANGUAGES, lang, model_label, size, t
 from viz.format import number
-
-COURSE_LABELS_PT = {"course-gpt2": "Modelo do curso: GPT-2 pequeno, offline",
-                    "course-roberta": "Modelo do curso: RoBERTa pequeno, offline",
-                    "course-gpt2-2x128": "Modelo do curso: GPT-2, 2 camadas × 128, offline",
-                    "course-gpt2-1x64": "Modelo do curso: GPT-2, 1 camada × 64, offline"}
 
 
 def draw() -> None:
@@ -34,7 +29,7 @@ def option_labels() -> dict[str, str]:
     budget, is_offline = budget_bytes(), models.offline()
     labels = {}
     for name, info in registry.REGISTRY.items():  # the hosted demo's picker shows only those it offers
-        label = COURSE_LABELS_PT.get(name, info.label) if lang() == "pt" else info.label
+        label = model_label(name)
         if info.memory_bytes > budget:
             status = t("too big for this server", "grande demais para este servidor")
         elif models.is_available(name):
@@ -45,7 +40,7 @@ def option_labels() -> dict[str, str]:
             status = t("not downloaded (offline)", "não baixado (offline)")
         else:
             status = t("download", "baixar")
-        labels[name] = f"{label} · {registry.human_bytes(info.download_bytes)} · {status}"
+        labels[name] = f"{label} · {size(info.download_bytes)} · {status}"
     return labels
 
 

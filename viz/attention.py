@@ -15,10 +15,13 @@ import numpy as np
 import pandas as pd
 from PIL import Image, ImageDraw
 
+from viz.format import localized, number, written
+
 HEATMAP_MAX = 64  # tokens per axis a heatmap shows legibly
 OVERVIEW_CELL = 56  # pixels per head in the all-heads overview
 CELL_TEXT_PX = 20  # cells at least this many pixels wide also print their value
 AXES_PX = 170  # what axis labels, legend and title take from a chart's size
+SUMMARIES = ("entropy", "previous", "first", "self")  # per-head numbers of summary_frame
 MASKED_COLOUR = "#d4d4d8"
 MINUS_INF = "−∞"
 DIVERGING = ("purpleorange", "redblue", "blueorange")  # dark at both ends
@@ -40,8 +43,8 @@ def _axis(title: str, labels: list[str], offset: int) -> alt.Axis:
                     labelLimit=120, labelOverlap=False)
 
 
-def _cell(x: float, digits: int = 2) -> str:
-    """A weight or score as compact cell text: exact zeros as 0, −∞ as such, .07 for 0.07."""
+def _cell(x: float, digits: int = 2, lang: str = "en") -> str:
+    """A weight or score as compact cell text: exact zeros as 0, −∞ as such, .07 for 0.07 (,07 in pt)."""
     if x == float("-inf"):
         return MINUS_INF
     if x == 0:
@@ -49,11 +52,11 @@ def _cell(x: float, digits: int = 2) -> str:
     text = f"{x:.{digits}f}"
     if float(text) == 0:  # never print a non-zero value as 0: exact zeros are the point
         text = f"{x:.1g}"
-    return text.replace("0.", ".", 1) if abs(x) < 1 and text.lstrip("-").startswith("0.") else text
+    return written(text.replace("0.", ".", 1) if abs(x) < 1 and text.lstrip("-").startswith("0.") else text, lang)
 
 
 def grid_frame(values: np.ndarray, labels: list[str], offset: int = 0, diverging: bool = False,
-               digits: int = 2) -> pd.DataFrame:
+               digits: int = 2, lang: str = "en") -> pd.DataFrame:
     """Long form of a (Q, K) array: query, key (absolute positions), tokens, value, text, masked."""
     nq, nk = values.shape
     q, k = np.divmod(np.arange(nq * nk), nk)
@@ -65,13 +68,13 @@ def grid_frame(values: np.ndarray, labels: list[str], offset: int = 0, diverging
     dark = np.abs(norm - 0.5) > 0.3 if diverging else norm > 0.6  # dark cell: white ink
     return pd.DataFrame({"query": q + offset, "key": k + offset,
                          "query_token": [labels[i] for i in q], "key_token": [labels[i] for i in k],
-                         "value": value, "text": [_cell(x, digits) for x in flat], "masked": masked,
+                         "value": value, "text": [_cell(x, digits, lang) for x in flat], "masked": masked,
                          "ink": np.where(dark, "#ffffff", "#111111")})
 
 
 def heatmap(values: np.ndarray, labels: list[str], title: str = "", offset: int = 0,
             value_title: str | None = None, scheme: str = "blues", size: int = 560, digits: int = 2,
-            names: dict | None = None) -> alt.Chart:
+            names: dict | None = None, lang: str = "en") -> alt.Chart:
     """One head as query x key cells (mark_rect + mark_text); −∞ cells grey, value on hover.
 
     `values` is (Q, K) for tokens offset..offset+Q; `labels` their axis labels; `size` the whole
@@ -79,7 +82,7 @@ def heatmap(values: np.ndarray, labels: list[str], title: str = "", offset: int 
     """
     words = _names(names)
     value_title = value_title or words["weight"]
-    df = grid_frame(values, labels, offset, diverging=scheme in DIVERGING, digits=digits)
+    df = grid_frame(values, labels, offset, diverging=scheme in DIVERGING, digits=digits, lang=lang)
     n = max(values.shape)
     base = alt.Chart(df, title=title).encode(
         x=alt.X("key:O", axis=_axis(words["key_axis"], labels, offset)),
@@ -93,7 +96,7 @@ def heatmap(values: np.ndarray, labels: list[str], title: str = "", offset: int 
     if (size - AXES_PX) / n >= CELL_TEXT_PX:
         text = base.mark_text(fontSize=9).encode(text="text:N", color=alt.Color("ink:N", scale=None))
         chart = (chart + text).resolve_scale(color="independent")  # text ink has no scale of its own
-    return chart.properties(width=size, height=size)
+    return localized(chart.properties(width=size, height=size), lang)
 
 
 def _ramp(x: np.ndarray) -> np.ndarray:
@@ -156,28 +159,41 @@ def summary_frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["layer", "head", "entropy", "previous", "first", "self"])
 
 
-def summary_grid(frame: pd.DataFrame, metric: str, title: str = "", names: dict | None = None) -> alt.Chart:
+def summary_shown(frame: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
+    """The per-head table as the page shows it: in Portuguese the summaries as text, 0,137 (Streamlit would
+    write 0.137). Every value has one shape (d,ddd), so sorting the text sorts the numbers."""
+    if lang == "en":
+        return frame
+    shown = frame.copy()
+    for c in SUMMARIES:
+        shown[c] = [number(float(v), lang, 3) for v in frame[c]]
+    return shown
+
+
+def summary_grid(frame: pd.DataFrame, metric: str, title: str = "", names: dict | None = None,
+                 lang: str = "en") -> alt.Chart:
     """Layer x head cells coloured by one per-head summary; click a cell to pick that head."""
     words = _names(names)
     pick = alt.selection_point(name="pick", fields=["layer", "head"], on="click")
-    return alt.Chart(frame, title=title).mark_rect(stroke="#fff").encode(
+    return localized(alt.Chart(frame, title=title).mark_rect(stroke="#fff").encode(
         x=alt.X("head:O", title=words["head"], axis=alt.Axis(labelAngle=0)), y=alt.Y("layer:O", title=words["layer"]),
         color=alt.Color(f"{metric}:Q", title=words[metric], scale=alt.Scale(scheme="viridis")),
         opacity=alt.condition(pick, alt.value(1.0), alt.value(0.55)),
         tooltip=[alt.Tooltip("layer:O", title=words["layer"]), alt.Tooltip("head:O", title=words["head"]),
                  alt.Tooltip(f"{metric}:Q", title=words[metric], format=".3f")],
-    ).add_params(pick).properties(width=alt.Step(26), height=alt.Step(20))
+    ).add_params(pick).properties(width=alt.Step(26), height=alt.Step(20)), lang)
 
 
-def diff_text(d: float, digits: int = 3) -> str:
-    """A max |difference| to read at a glance: an exact zero as 0.0, anything else never rounded to 0."""
-    return "0.0" if d == 0 else f"{d:.{digits}g}"
+def diff_text(d: float, digits: int = 3, lang: str = "en") -> str:
+    """A max |difference| to read at a glance: an exact zero as 0.0 (0,0 in pt), anything else never rounded to 0."""
+    return written("0.0" if d == 0 else f"{d:.{digits}g}", lang)
 
 
-def diff_bars(series: dict[str, list[float]], title: str = "", names: dict | None = None) -> alt.Chart:
+def diff_bars(series: dict[str, list[float]], title: str = "", names: dict | None = None,
+              lang: str = "en") -> alt.Chart:
     """Per-layer max |difference|, one bar group per layer, one colour per series; exact zeros labelled."""
     words = _names(names)
-    df = pd.DataFrame([{"series": name, "layer": i, "diff": d, "text": diff_text(d, 2)}
+    df = pd.DataFrame([{"series": name, "layer": i, "diff": d, "text": diff_text(d, 2, lang)}
                        for name, values in series.items() for i, d in enumerate(values)])
     base = alt.Chart(df, title=title).encode(
         x=alt.X("layer:O", title=words["layer"], axis=alt.Axis(labelAngle=0)), xOffset="series:N",
@@ -186,4 +202,4 @@ def diff_bars(series: dict[str, list[float]], title: str = "", names: dict | Non
                  alt.Tooltip("text:N", title=words["diff"])])
     bars = base.mark_bar().encode(color=alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom")))
     text = base.transform_filter("datum.diff == 0").mark_text(dy=-6, fontSize=9).encode(text="text:N")  # exact 0
-    return (bars + text).properties(height=260)
+    return localized((bars + text).properties(height=260), lang)

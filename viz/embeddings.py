@@ -12,6 +12,8 @@ import math
 import altair as alt
 import pandas as pd
 
+from viz.format import localized
+
 # Titles and role names; pages pass their own (translated) `names` to override any.
 NAMES = {"rank": "rank", "token": "token", "score": "score", "x": "PC1", "y": "PC2", "role": "role",
          "a": "a", "b": "b", "c": "c", "target": "a − b + c", "result": "result", "expected": "expected",
@@ -33,7 +35,7 @@ def results_frame(results: list[dict]) -> pd.DataFrame:
 
 
 def scores_chart(results: list[dict], title: str = "", names: dict | None = None, highlight: int | None = None,
-                 width: int = 360) -> alt.Chart:
+                 width: int = 360, lang: str = "en") -> alt.Chart:
     """Horizontal bars of the results' scores, best on top; the token `highlight` (an id) in another colour."""
     words = {**NAMES, **(names or {})}
     df = results_frame(results)
@@ -41,17 +43,17 @@ def scores_chart(results: list[dict], title: str = "", names: dict | None = None
     labels = list(df["token"])
     axis = alt.Axis(title=None, labelExpr=f"{json.dumps(labels, ensure_ascii=False)}[datum.value - 1]", labelLimit=160,
                     labelOverlap=False)
-    return alt.Chart(df, title=title).mark_bar().encode(
+    return localized(alt.Chart(df, title=title).mark_bar().encode(
         y=alt.Y("rank:O", axis=axis),
         x=alt.X("score:Q", title=words["score"]),
         color=alt.condition("datum.mark", alt.value(ROLE_COLOURS["expected"]), alt.value(ROLE_COLOURS["result"])),
         tooltip=[alt.Tooltip("rank:O", title=words["rank"]), alt.Tooltip("token:N", title=words["token"]),
                  alt.Tooltip("id:Q"), alt.Tooltip("score:Q", title=words["score"], format=".4f")],
-    ).properties(width=width, height=alt.Step(22))
+    ).properties(width=width, height=alt.Step(22)), lang)
 
 
 def analogy_chart(pic: dict, title: str = "", subtitle: str = "", names: dict | None = None,
-                  size: int = 460) -> alt.LayerChart:
+                  size: int = 460, lang: str = "en") -> alt.LayerChart:
     """The PCA picture: labelled points by role, and the parallelogram's four sides as arrows.
 
     Both axes share one scale (equal spans, square chart), so parallel sides look parallel.
@@ -84,5 +86,5 @@ def analogy_chart(pic: dict, title: str = "", subtitle: str = "", names: dict | 
     dots = base.mark_circle(size=70, opacity=1).encode(color=alt.Color("role_name:N", scale=role_scale,
                                                                         title=words["role"]))
     text = base.mark_text(align="left", dx=7, dy=-7, fontSize=12).encode(text="label:N")
-    return alt.layer(lines, heads, dots, text).resolve_scale(color="independent").properties(
-        title=alt.TitleParams(title, subtitle=subtitle) if subtitle else title, width=size, height=size)
+    return localized(alt.layer(lines, heads, dots, text).resolve_scale(color="independent").properties(
+        title=alt.TitleParams(title, subtitle=subtitle) if subtitle else title, width=size, height=size), lang)

@@ -1,13 +1,39 @@
-"""Numbers as the UI language writes them: 1,050,000 and 2.20 in English, 1.050.000 and 2,20 in Portuguese."""
+"""Numbers as the UI language writes them: 1,050,000 and 2.20 in English, 1.050.000 and 2,20 in Portuguese.
+
+Python formats what the app writes itself (tables, metrics, chart labels made as text); `localized`
+gives a chart Vega's number locale, so the numbers Vega writes (axis ticks, legends, tooltips, text
+marks with a format) follow the same rule. Every chart builder in viz/ ends with it.
+"""
 
 from __future__ import annotations
+
+from lab.registry import human_bytes
+
+_SWAP = str.maketrans(",.", ".,")
+# d3-format locales (what Vega's config.locale.number takes). Brazilian Portuguese: d3's own pt-BR.
+NUMBER_LOCALES = {"en": {"decimal": ".", "thousands": ",", "grouping": [3], "currency": ["$", ""]},
+                  "pt": {"decimal": ",", "thousands": ".", "grouping": [3], "currency": ["R$", ""]}}
+
+
+def written(text: str, lang: str = "en") -> str:
+    """A number already formatted the English way (f"{x:,.2f}", "0.07"), as `lang` writes it."""
+    return text.translate(_SWAP) if lang == "pt" else text
 
 
 def number(x, lang: str = "en", decimals: int = 2) -> str:
     """An int with thousands separators, a float with `decimals` decimals, None as —; in `lang`'s style."""
     if x is None:
         return "—"
-    text = f"{x:,}" if isinstance(x, int) else f"{x:,.{decimals}f}"
-    if lang == "pt":  # swap the separators: 1,050,000.5 -> 1.050.000,5
-        text = text.translate(str.maketrans(",.", ".,"))
-    return text
+    return written(f"{x:,}" if isinstance(x, int) else f"{x:,.{decimals}f}", lang)
+
+
+def size(n: int, lang: str = "en") -> str:
+    """A size in bytes as the registry writes it ('1.52 GB'), in `lang`'s style ('1,52 GB')."""
+    return written(human_bytes(n), lang)
+
+
+def localized(chart, lang: str = "en"):
+    """The chart with `lang`'s number locale (config.locale), so Vega writes 2,20 and 1.024 in Portuguese."""
+    if lang not in NUMBER_LOCALES or lang == "en":
+        return chart  # Vega's default is English already: English specs stay as they were
+    return chart.configure(locale={"number": NUMBER_LOCALES[lang]})

@@ -14,6 +14,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from viz.format import localized, written
+
 GRID_MAX = 16  # positions one grid shows at once (it fits a laptop screen); longer texts get a window
 CELL_W, CELL_H = 50, 22  # pixels per cell: room for a short token
 CELL_CHARS = 6  # token characters printed in a cell (the tooltip has them all)
@@ -36,8 +38,7 @@ def shown(token: str) -> str:
 
 def prob_text(p: float, lang: str = "en") -> str:
     """A probability in three significant figures (0.334, 2.1e-05), with a decimal comma in Portuguese."""
-    text = f"{p:.3g}"
-    return text.replace(".", ",") if lang == "pt" else text
+    return written(f"{p:.3g}", lang)
 
 
 def _short(token: str, n: int = CELL_CHARS) -> str:
@@ -46,7 +47,8 @@ def _short(token: str, n: int = CELL_CHARS) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
-def grid_frame(top_tokens: np.ndarray, top_p: np.ndarray, labels: list[str], offset: int = 0) -> pd.DataFrame:
+def grid_frame(top_tokens: np.ndarray, top_p: np.ndarray, labels: list[str], offset: int = 0,
+               lang: str = "en") -> pd.DataFrame:
     """Long form of a window of the lens: one row per (layer, position) with the top token, its
     probability, cell text and ink, and guess1..guessK ("token  p") for the tooltip.
 
@@ -61,12 +63,13 @@ def grid_frame(top_tokens: np.ndarray, top_p: np.ndarray, labels: list[str], off
                           "text": [_short(top_tokens[r, c, 0]) for r, c in zip(layer, col, strict=True)],
                           "p": p, "ink": np.where(p > 0.55, "#ffffff", "#111111")})
     for j in range(k):
-        frame[f"guess{j + 1}"] = [f"{shown(top_tokens[r, c, j])}   {top_p[r, c, j]:.3f}"
+        frame[f"guess{j + 1}"] = [f"{shown(top_tokens[r, c, j])}   {written(f'{top_p[r, c, j]:.3f}', lang)}"
                                   for r, c in zip(layer, col, strict=True)]
     return frame
 
 
-def grid(frame: pd.DataFrame, labels: list[str], offset: int = 0, title: str = "", names: dict | None = None) -> alt.Chart:
+def grid(frame: pd.DataFrame, labels: list[str], offset: int = 0, title: str = "", names: dict | None = None,
+         lang: str = "en") -> alt.Chart:
     """Layers x positions, each cell the top token coloured by its probability; hover for the top K."""
     words = _names(names)
     k = sum(c.startswith("guess") for c in frame.columns)
@@ -81,7 +84,8 @@ def grid(frame: pd.DataFrame, labels: list[str], offset: int = 0, title: str = "
     cells = base.mark_rect(stroke="#ffffff", strokeWidth=0.5).encode(
         color=alt.Color("p:Q", title=words["p"], scale=alt.Scale(scheme="blues", domain=[0, 1])))
     text = base.mark_text(fontSize=10).encode(text="text:N", color=alt.Color("ink:N", scale=None))
-    return (cells + text).resolve_scale(color="independent").properties(width=alt.Step(CELL_W), height=alt.Step(CELL_H))
+    return localized((cells + text).resolve_scale(color="independent").properties(
+        width=alt.Step(CELL_W), height=alt.Step(CELL_H)), lang)
 
 
 def trace_frame(rank, p) -> pd.DataFrame:
@@ -90,7 +94,7 @@ def trace_frame(rank, p) -> pd.DataFrame:
                          "p": np.asarray(p, np.float64)})
 
 
-def trace(frame: pd.DataFrame, title: str = "", names: dict | None = None) -> alt.Chart:
+def trace(frame: pd.DataFrame, title: str = "", names: dict | None = None, lang: str = "en") -> alt.Chart:
     """The target's rank (log scale, rank 1 at the top) and probability, layer by layer, side by side."""
     words = _names(names)
     x = alt.X("layer:O", title=words["layer"], axis=alt.Axis(labelAngle=0, labelExpr=(
@@ -103,4 +107,4 @@ def trace(frame: pd.DataFrame, title: str = "", names: dict | None = None) -> al
         type="log", reverse=True, domain=[1, top]))).properties(width=320, height=220)
     prob = base.mark_line(point=True, color="#e45756").encode(y=alt.Y("p:Q", title=words["target_p"], scale=alt.Scale(
         domain=[0, 1]))).properties(width=320, height=220)
-    return alt.hconcat(rank, prob, title=title)
+    return localized(alt.hconcat(rank, prob, title=title), lang)

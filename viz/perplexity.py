@@ -9,7 +9,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from viz.format import number
+from viz.format import localized, number
 
 SURPRISE_MAX_BITS = 16.0  # colour scale's top: a token the model gave 1 / 65,536 or less
 
@@ -39,7 +39,7 @@ def shown_table(frame: pd.DataFrame, headers: dict[str, str], lang: str, pseudo_
     return out
 
 
-def bits_chart(frame: pd.DataFrame, title: str, y_title: str, legend: dict[str, str]) -> alt.Chart:
+def bits_chart(frame: pd.DataFrame, title: str, y_title: str, legend: dict[str, str], lang: str = "en") -> alt.Chart:
     """Bits per byte per model, ordered by size; encoders' pseudo values in another colour."""
     df = frame.assign(kind_label=[legend[k] for k in frame["kind"]])
     base = alt.Chart(df, title=title).encode(
@@ -50,7 +50,7 @@ def bits_chart(frame: pd.DataFrame, title: str, y_title: str, legend: dict[str, 
     )
     bars = base.mark_bar().encode(color=alt.Color("kind_label:N", title=None, legend=alt.Legend(orient="bottom")))
     text = base.mark_text(dy=-6).encode(text=alt.Text("bits_per_byte:Q", format=".2f"))
-    return (bars + text).properties(height=320)
+    return localized((bars + text).properties(height=320), lang)
 
 
 def scale_frame(results: list[dict]) -> pd.DataFrame:
@@ -61,7 +61,8 @@ def scale_frame(results: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model", "non_embedding", "ppl", "unigram_ppl"]).sort_values("non_embedding")
 
 
-def scale_chart(df: pd.DataFrame, title: str, x_title: str, y_title: str, unigram_label: str) -> alt.Chart:
+def scale_chart(df: pd.DataFrame, title: str, x_title: str, y_title: str, unigram_label: str,
+                lang: str = "en") -> alt.Chart:
     """Perplexity against non-embedding parameters (log axis), with the unigram baseline as a rule."""
     line = alt.Chart(df, title=title).mark_line(point=alt.OverlayMarkDef(size=80)).encode(
         x=alt.X("non_embedding:Q", scale=alt.Scale(type="log"), title=x_title),
@@ -75,7 +76,7 @@ def scale_chart(df: pd.DataFrame, title: str, x_title: str, y_title: str, unigra
     rule = alt.Chart(baseline).mark_rule(strokeDash=[6, 4], color="#888").encode(y="unigram_ppl:Q")
     rule_text = alt.Chart(baseline).mark_text(align="left", dy=-6, color="#666", x=5).encode(
         y="unigram_ppl:Q", text="label:N")
-    return (line + labels + rule + rule_text).properties(height=320)
+    return localized((line + labels + rule + rule_text).properties(height=320), lang)
 
 
 def _colour(bits: float) -> str:

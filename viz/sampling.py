@@ -11,6 +11,7 @@ import html
 import altair as alt
 import pandas as pd
 
+from viz.format import localized, written
 from viz.tokens import visible
 
 STAGES = ("raw", "temperature", "top_k", "top_p")  # lab.sampling.record's p_raw, p_temp, p_topk, p_filtered
@@ -44,12 +45,12 @@ def stages_frame(step: dict, texts: list[str], chosen: int | None) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
-def stages_chart(frame: pd.DataFrame, names: dict | None = None) -> alt.Chart:
+def stages_chart(frame: pd.DataFrame, names: dict | None = None, lang: str = "en") -> alt.Chart:
     """One bar chart per stage, candidates top to bottom by raw rank; the drawn token and argmax marked."""
     n = {**NAMES, **(names or {})}
     data = frame.assign(stage_name=frame["stage"].map(n), mark_name=frame["mark"].map(n))
     order = [n[s] for s in STAGES]
-    return alt.Chart(data).mark_bar().encode(
+    return localized(alt.Chart(data).mark_bar().encode(
         x=alt.X("p:Q", title=n["p"], scale=alt.Scale(domain=[0, 1])),
         y=alt.Y("token:N", title=None, sort=alt.EncodingSortField("rank", order="ascending"),
                 axis=alt.Axis(labelOverlap=False, labelLimit=110)),
@@ -58,7 +59,7 @@ def stages_chart(frame: pd.DataFrame, names: dict | None = None) -> alt.Chart:
         tooltip=[alt.Tooltip("token:N", title=n["token"]), alt.Tooltip("stage_name:N", title=n["stage"]),
                  alt.Tooltip("p:Q", title=n["p"], format=".4f")],
     ).properties(width=140, height=alt.Step(16)).facet(
-        column=alt.Column("stage_name:N", title=None, sort=order))
+        column=alt.Column("stage_name:N", title=None, sort=order)), lang)
 
 
 def cumulative_frame(step: dict, texts: list[str]) -> pd.DataFrame:
@@ -72,7 +73,7 @@ def cumulative_frame(step: dict, texts: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def cumulative_chart(frame: pd.DataFrame, top_p: float, names: dict | None = None) -> alt.LayerChart:
+def cumulative_chart(frame: pd.DataFrame, top_p: float, names: dict | None = None, lang: str = "en") -> alt.LayerChart:
     """The cumulative curve top-p cuts: points kept (blue) or removed (grey), a rule at top_p."""
     n = {**NAMES, **(names or {})}
     data = frame.assign(mark_name=frame["kept"].map({True: n["kept"], False: n["removed"]}))
@@ -86,7 +87,7 @@ def cumulative_chart(frame: pd.DataFrame, top_p: float, names: dict | None = Non
         tooltip=[alt.Tooltip("token:N", title=n["token"]), alt.Tooltip("cumulative:Q", format=".4f")])
     rule = alt.Chart(pd.DataFrame({"y": [top_p]})).mark_rule(color="#ea580c", strokeDash=[4, 3]).encode(
         y="y:Q", tooltip=[alt.Tooltip("y:Q", title=n["top_p_line"])])
-    return alt.layer(line, points, rule).properties(height=220)
+    return localized(alt.layer(line, points, rule).properties(height=220), lang)
 
 
 def colour(p: float) -> str:
@@ -94,11 +95,12 @@ def colour(p: float) -> str:
     return f"rgba(37, 99, 235, {0.08 + 0.62 * max(0.0, min(1.0, p)):.3f})"
 
 
-def coloured_tokens(tokens: list[dict], prompt: str = "", cursor: bool = False) -> str:
+def coloured_tokens(tokens: list[dict], prompt: str = "", cursor: bool = False, lang: str = "en") -> str:
     """The prompt (plain grey) then each token (dicts with token, p) on a background by its p; escaped HTML."""
     spans = [f'<span style="color:#64748b;white-space:pre-wrap">{html.escape(prompt)}</span>'] if prompt else []
     for i, t in enumerate(tokens):
-        spans.append(f'<span class="samp-tok" title="{i + 1} · p = {t["p"]:.4f}" style="background:{colour(t["p"])};'
+        p = written(f"{t['p']:.4f}", lang)
+        spans.append(f'<span class="samp-tok" title="{i + 1} · p = {p}" style="background:{colour(t["p"])};'
                      f'white-space:pre-wrap;border-radius:3px">{html.escape(t["token"])}</span>')
     if cursor:
         spans.append('<span style="color:#94a3b8">▍</span>')

@@ -8,7 +8,7 @@ import unicodedata
 import altair as alt
 import pandas as pd
 
-from viz.format import number
+from viz.format import localized, number
 
 # Soft backgrounds that alternate between neighbouring chips so token borders are easy to see.
 PALETTE = ("#dbeafe", "#dcfce7", "#fef3c7", "#fce7f3", "#e0e7ff")
@@ -41,7 +41,8 @@ def token_chips(records: list[dict], limit: int | None = None, total: int | None
         hexes = " ".join(f"{b:02x}" for b in r["bytes"])
         colour = SPLIT_COLOUR if r["splits_char"] else PALETTE[r["position"] % len(PALETTE)]
         border = "1px dashed #c2410c" if r["splits_char"] else "1px solid #cbd5e1"
-        title = f"id {r['id']} · bytes {hexes}" + (" · part of a UTF-8 character" if r["splits_char"] else "")
+        part = " · parte de um caractere UTF-8" if lang == "pt" else " · part of a UTF-8 character"
+        title = f"id {r['id']} · bytes {hexes}" + (part if r["splits_char"] else "")
         chips.append(
             f'<span class="tok-chip" title="{html.escape(title, quote=True)}" style="display:inline-flex;'
             f"flex-direction:column;align-items:center;margin:2px;padding:2px 5px;border-radius:5px;"
@@ -70,11 +71,10 @@ def premium_chart(df: pd.DataFrame, title: str = "", y_title: str = "pt tokens �
     encodings = list(dict.fromkeys(df["encoding"]))
     sources = list(dict.fromkeys(df["source"]))
     df = df.assign(shown=[number(float(p), lang) for p in df["premium"]])
-    axis = alt.Axis(labelExpr="replace(format(datum.value, '.1f'), '.', ',')") if lang == "pt" else alt.Axis()
     base = alt.Chart(df).encode(
         x=alt.X("encoding:N", sort=encodings, title=None, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("source:N", sort=sources),
-        y=alt.Y("premium:Q", title=y_title, scale=alt.Scale(domainMin=0), axis=axis),
+        y=alt.Y("premium:Q", title=y_title, scale=alt.Scale(domainMin=0)),
     )
     bars = base.mark_bar().encode(
         color=alt.Color("source:N", sort=sources, title=None, legend=alt.Legend(orient="bottom", labelLimit=0)),
@@ -82,7 +82,7 @@ def premium_chart(df: pd.DataFrame, title: str = "", y_title: str = "pt tokens �
     )
     labels = base.mark_text(dy=-6, fontSize=11).encode(text="shown:N")
     parity = alt.Chart(pd.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 4], color="gray").encode(y="y:Q")
-    return (bars + labels + parity).properties(title=title, height=300)
+    return localized((bars + labels + parity).properties(title=title, height=300), lang)
 
 
 def costliest_frame(rows: list[dict], labels: tuple[str, str, str] = ("word", "tokens", "pieces")) -> pd.DataFrame:

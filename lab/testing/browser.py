@@ -7,7 +7,9 @@ Used by the browser tests (tests/streamlit_server.py) and by `python -m lab benc
         page.goto(f"{url}/tokens")
         wait_idle(page)
 
-`browser_missing()` says why no browser can run here (None when one can).
+`browser_missing()` says why no browser can run here (None when one can). The URL a server yields
+also carries its process (`url.proc`) and its output so far (`url.log()`); `port=` reuses a port, so
+a test can kill a server and start another where the open tabs expect it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class ServerURL(str):
+    """The base URL of a running server (a str), with its process and its output so far."""
+
+    proc: subprocess.Popen
+    log_file: object
+
+    def log(self) -> str:
+        """Everything the server printed so far (stdout and stderr)."""
+        fd = self.log_file.fileno()  # pread: the server shares this file's offset, which must not move
+        return os.pread(fd, os.fstat(fd).st_size, 0).decode("utf-8", "replace")
+
+
 def _healthy(url: str) -> bool:
     """True when Streamlit's health endpoint answers ok."""
     try:
@@ -47,23 +61,23 @@ def _healthy(url: str) -> bool:
 
 
 @contextmanager
-def streamlit_server(script: str = "app.py", timeout: float = 90, env: dict | None = None) -> Iterator[str]:
-    """Run `streamlit run script` headless on a free 127.0.0.1 port; yield its base URL; stop it after."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
+def streamlit_server(script: str = "app.py", timeout: float = 90, env: dict | None = None,
+                     port: int | None = None) -> Iterator[ServerURL]:
+    """Run `streamlit run script` headless on 127.0.0.1 (`port`, else a free one); yield its base URL; stop it after."""
+    port = port or free_port()
+    url = ServerURL(f"http://127.0.0.1:{port}")
     cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1",
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                 env={**os.environ, **(env or {})})
+        url.proc, url.log_file = proc, log
         try:
             deadline = time.monotonic() + timeout
             while not _healthy(url):
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    tail = log.read().decode("utf-8", "replace")[-2000:]
-                    raise RuntimeError(f"streamlit did not become healthy at {url}:\n{tail}")
+                    raise RuntimeError(f"streamlit did not become healthy at {url}:\n{url.log()[-2000:]}")
                 time.sleep(0.25)
             yield url
         finally:

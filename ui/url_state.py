@@ -1,0 +1,255 @@
+"""Shareable links: every page input lives in the URL's query string (?attn_layer=3&samp_seed=7).
+
+A page calls `bind(key, default, codec)` just before drawing the widget `key`; the parameter's name
+is the widget key, so pages never collide. A link carries the page's own inputs (Streamlit drops the
+query string on a page switch; ?lang= and ?model= belong to the sidebar). Which value the widget gets:
+
+- the page was just arrived at (another page before, or a teacher's link): a value in the URL wins;
+  without one, the value this session last had on the page (inputs survive page switches), else the
+  default;
+- browser back/forward (Streamlit marks that run) to an entry this page wrote, or the URL changed
+  while the widget did not: the URL wins, and a missing parameter means the default (but a text too
+  long to travel in a link stays as it is: Back never throws away what the reader pasted);
+- otherwise the widget's own value (what the reader just did).
+
+Every URL a page writes says so (?view=attention). A page switch leaves history entries on the way
+that carry none of the page's inputs (the sidebar writes ?lang= and ?model= again, and Streamlit
+moves the path); Back onto one of those keeps the view as it was instead of resetting it to defaults.
+
+A URL value that cannot be used (garbage, unknown option, out of the range this model or text
+allows) gives the default and a notice naming what was ignored; a session value that went out of
+range (another model) quietly gives the default. Nothing a URL says can raise.
+
+The URL is written once per run, at its end (`publishing()` around the page, in app.py): one browser
+history entry per change, so Back walks through views one at a time (Streamlit pushes a history entry
+whenever a run changes the query string). Values equal to their default are left out (short links),
+and so is a text longer than MAX_LINK_TEXT (a caption says so). Without `publishing()` (a page run on
+its own) each bind writes its parameter at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+from typing import Any
+
+import streamlit as st
+from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+from ui.i18n import num, t
+from ui.url_codecs import (  # noqa: F401  (the pages' codecs, re-exported)
+    MAX_LINK_TEXT,
+    Codec,
+    LinkValueError,
+    boolean,
+    choice,
+    choices,
+    integer,
+    real,
+    text,
+)
+
+STATE = "_url_state"  # session key: {"page": script hash, "wrote": {key: URL text or None}}
+MARKER = "view"  # query parameter: the page that wrote this URL (its url path, e.g. "attention")
+SHOWN_CHARS = 40  # characters of an ignored value the notice quotes
+EMBED = ("embed", "embed_options")  # Streamlit's own parameters: never rewritten here
+
+
+class _Run:
+    """What one script run has bound (written at its end) and the notice it shows."""
+
+    def __init__(self):
+        self.bound: dict[str, tuple[Any, Codec]] = {}
+        self.ignored: list[str] = []
+        self.box = None
+
+
+_run: contextvars.ContextVar[_Run | None] = contextvars.ContextVar("url_state_run", default=None)
+
+
+@contextlib.contextmanager
+def publishing() -> Iterator[None]:
+    """Around the page's run (app.py): write every bound input to the URL once, when the run ends
+    (st.stop() included); a run cut short by a rerun writes nothing, the next one will."""
+    token = _run.set(_Run())
+    _state()  # notes the page, even one that binds nothing (home): the next page is then an arrival
+    try:
+        yield
+    except RerunException:
+        raise
+    except BaseException:
+        publish()
+        raise
+    else:
+        publish()
+    finally:
+        _run.reset(token)
+
+
+def bind(key: str, default, codec: Codec):
+    """Call just before drawing the widget `key`: give it the value the URL or the session asks for
+    (see the module docstring), keep it across page switches, and have it written to the URL."""
+    state = _state()
+    wrote = state["wrote"]
+    raw = st.query_params.get(key)
+    current = _current(key, default, codec)
+    history = _history_navigation()
+    ours = history and st.query_params.get(MARKER) == _page_name()  # Back/Forward to an entry this page wrote
+    if key not in wrote:  # just arrived: a link (or history entry) that carries the value wins
+        from_url = raw is not None or ours
+    else:  # Back/Forward; or the URL moved while the widget stayed where this session left it
+        from_url = ours or (not history and raw != wrote[key] and _url_text(current, default, codec) == wrote[key])
+    if from_url and raw is None and isinstance(current, str) and codec.format(current) is None:
+        from_url = False  # a text too long for any link: no entry ever carried it
+    value = _from_url(key, raw, default, codec) if from_url else current
+    if key not in st.session_state or not _same(st.session_state[key], value):
+        st.session_state[key] = value
+    st.session_state[f"{key}_saved"] = value
+    _too_long_note(value, codec)
+    run = _run.get()
+    if run is None:
+        _write({key: (default, codec)})
+    else:
+        run.bound[key] = (default, codec)
+    return value
+
+
+def publish() -> None:
+    """Write this run's bound inputs to the URL in one change (their values as the run left them)."""
+    run = _run.get()
+    if run is not None and run.bound:
+        _write(run.bound)
+        run.bound = {}
+
+
+def _state() -> dict:
+    """This session's link bookkeeping; what it wrote is forgotten when the page changes."""
+    state = st.session_state.setdefault(STATE, {"page": None, "wrote": {}})
+    page = _page()
+    if state["page"] != page:
+        state["page"], state["wrote"] = page, {}
+    return state
+
+
+def _page() -> str:
+    """The running page's script hash ("" outside a Streamlit run)."""
+    ctx = get_script_run_ctx()
+    return ctx.page_script_hash if ctx is not None else ""
+
+
+def _page_name() -> str:
+    """The running page's url path ("attention"), as the marker parameter writes it."""
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return ""
+    info = ctx.pages_manager.get_pages().get(ctx.page_script_hash, {})
+    return info.get("url_pathname") or info.get("page_name") or ctx.page_script_hash[:8]
+
+
+def _history_navigation() -> bool:
+    """Whether the browser's Back or Forward button started this run."""
+    ctx = get_script_run_ctx()
+    return bool(getattr(ctx, "is_history_navigation", False))
+
+
+def _current(key: str, default, codec: Codec):
+    """The widget's value in this session (or the one saved when its page was left), if still valid."""
+    if key in st.session_state:
+        value = st.session_state[key]
+    else:
+        value = st.session_state.get(f"{key}_saved", default)
+    return value if codec.accepts(value) else default
+
+
+def _from_url(key: str, raw: str | None, default, codec: Codec):
+    """The URL's value for key: the default when absent; the default and a notice when unusable."""
+    if raw is None:
+        return default
+    try:
+        return codec.parse(raw)
+    except LinkValueError as e:
+        _ignore(key, raw, e)
+        return default
+
+
+def _url_text(value, default, codec: Codec) -> str | None:
+    """What the URL should say for value: None (left out) for the default or a value that cannot travel."""
+    if _same(value, default) or not codec.accepts(value):
+        return None
+    return codec.format(value)
+
+
+def _write(bound: dict[str, tuple[Any, Codec]]) -> None:
+    """Put the bound keys' session values in the URL, in one change, and remember what was written."""
+    wrote = _state()["wrote"]
+    params = {k: st.query_params.get_all(k) for k in st.query_params if k.lower() not in EMBED}
+    new = dict(params) | {MARKER: [_page_name()]}
+    for key, (default, codec) in bound.items():
+        wrote[key] = _url_text(st.session_state.get(key, default), default, codec)
+        if wrote[key] is None:
+            new.pop(key, None)
+        else:
+            new[key] = [wrote[key]]
+    if new != params:
+        st.query_params.from_dict({k: v[0] if len(v) == 1 else v for k, v in new.items()})
+
+
+def _same(a, b) -> bool:
+    """a == b, also for values (lists, floats) of different types that compare oddly."""
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001  (an exotic value never breaks a page)
+        return False
+
+
+def _too_long_note(value, codec: Codec) -> None:
+    """A caption when a text is too long to travel in a link."""
+    if isinstance(value, str) and codec.format(value) is None:
+        st.caption(t(f"This text is {num(len(value))} characters, more than a link carries ({num(MAX_LINK_TEXT)}): "
+                     "a shared link of this page opens its default text.",
+                     f"Este texto tem {num(len(value))} caracteres, mais do que um link leva ({num(MAX_LINK_TEXT)}): "
+                     "um link compartilhado desta página abre o texto padrão."))
+
+
+def _ignore(key: str, raw: str, e: LinkValueError) -> None:
+    """Add `key=raw` to this run's notice of ignored link values (drawn where the first one was met)."""
+    more = t(f", {num(len(raw))} characters", f", {num(len(raw))} caracteres") if len(raw) > SHOWN_CHARS else ""
+    item = f"`{key}={shown(raw)}` ({reason_text(e)}{more})"
+    run = _run.get()
+    if run is None:
+        st.warning(notice_text([item]))
+        return
+    run.ignored.append(item)
+    if run.box is None:
+        run.box = st.empty()
+    run.box.warning(notice_text(run.ignored))
+
+
+def notice_text(items: list[str]) -> str:
+    """The notice listing ignored link values, in the UI language."""
+    return t("Ignored from the link, so these start at their defaults: ", "Ignorado do link; estes começam no padrão: ") \
+        + "; ".join(items) + "."
+
+
+def shown(raw: str) -> str:
+    """A URL value as the notice quotes it inside a code span: shortened, no control characters, no backticks."""
+    s = raw if len(raw) <= SHOWN_CHARS else raw[:SHOWN_CHARS] + "…"
+    return "".join(c if c.isprintable() else "�" for c in s).replace("`", "ˋ")
+
+
+def reason_text(e: LinkValueError) -> str:
+    """Why a URL value was refused, in the UI language (from LinkValueError's reason and details)."""
+    d = e.details
+    if e.reason == "out_of_range":
+        return t(f"out of range {num(d['lo'])}–{num(d['hi'])}", f"fora do intervalo {num(d['lo'])}–{num(d['hi'])}")
+    if e.reason == "too_long":
+        return t(f"longer than {num(d['max'])} characters", f"mais de {num(d['max'])} caracteres")
+    words = {"unknown_choice": ("not one of the options", "não é uma das opções"),
+             "not_integer": ("not a whole number", "não é um número inteiro"),
+             "not_number": ("not a number", "não é um número"),
+             "not_finite": ("not a finite number", "não é um número finito"),
+             "not_boolean": ("not true or false", "não é true nem false")}
+    en, pt = words.get(e.reason, ("not usable here", "não serve aqui"))
+    return t(en, pt)
