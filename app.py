@@ -18,9 +18,9 @@ pages = [
     st.Page("app_pages/sampling.py", title=t("Sampling", "Amostragem"), icon=":material/casino:"),
 ]
 nav = st.navigation(pages)
-sidebar.draw()
-with st.sidebar:
-    presentation.toggle()
-presentation.style()
-with url_state.publishing():  # the page's inputs reach the URL once, when its run ends
+with url_state.publishing():  # the sidebar's settings and the page's inputs reach the URL once, when the run ends
+    sidebar.draw()
+    with st.sidebar:
+        presentation.toggle()
+    presentation.style()
     nav.run()

@@ -7,6 +7,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from lab import registry
 from lab.embeddings import PRESETS
 from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
 from tests.test_models import fake_hub_cache
@@ -160,4 +161,34 @@ def test_a_change_of_several_inputs_is_one_step_back(app_url):
         assert "an_preset" not in params(page)
         page.go_forward()
         settle(page, lambda: words() == list(PRESETS["paris"][:3]))
+        no_errors(page)
+
+
+def test_back_restores_the_sidebar_model_language_and_presentation(app_url):
+    """The sidebar's settings are part of the view too: Back undoes a model, a language and a presentation switch."""
+    with chromium() as browser:
+        page = open_link(browser, app_url, "/attention?model=gpt2", '[data-testid="stImage"] img')
+        model = page.get_by_role("combobox", name="Model")
+
+        def picked(name):
+            return lambda: params(page).get("model") == name and registry.info(name).label in model.input_value()
+
+        model.click()
+        page.get_by_role("option").filter(has_text=registry.info("course-gpt2-1x64").label).first.click()
+        settle(page, picked("course-gpt2-1x64"))
+        page.go_back()
+        settle(page, picked("gpt2"))
+        page.go_forward()
+        settle(page, picked("course-gpt2-1x64"))
+
+        page.get_by_text("Português (Brasil)").click()
+        settle(page, lambda: page.get_by_text("Atenção, cabeça por cabeça").count() == 1)
+        page.go_back()
+        settle(page, lambda: page.get_by_text("Attention, head by head").count() == 1)
+
+        page.get_by_text("Presentation mode", exact=True).click()
+        settle(page, lambda: params(page).get("present") == "1" and page.get_by_text("Each token asks").count() == 0)
+        page.go_back()
+        settle(page, lambda: "present" not in params(page) and page.get_by_text("Each token asks").count() == 1)
+        assert not page.get_by_role("switch", name="Presentation mode").is_checked()
         no_errors(page)

@@ -6,6 +6,7 @@ zoom): two-column blocks marked with `stack_when_narrow` are stacked instead of 
 
 import streamlit as st
 
+from ui import url_state
 from ui.i18n import t
 
 KEY = "present"  # st.session_state key and ?present=1
@@ -50,16 +51,14 @@ def on() -> bool:
 
 def toggle() -> None:
     """The sidebar switch; mirrors its state in ?present=1 (absent when off, for short links)."""
-    st.toggle(t("Presentation mode", "Modo apresentação"), value=on(), key=KEY,
+    if KEY not in st.session_state or url_state.history_entry():  # a link, or Back/Forward: the URL wins
+        st.session_state[KEY] = st.query_params.get(KEY) == "1"
+    st.toggle(t("Presentation mode", "Modo apresentação"), key=KEY,
               help=t("For a projector: hides the explanations, enlarges text and charts, stacks side-by-side "
                      "views. Kept in the link (?present=1).",
                      "Para o projetor: esconde as explicações, aumenta textos e gráficos, empilha as vistas "
                      "lado a lado. Fica no link (?present=1)."))
-    if on():
-        if st.query_params.get(KEY) != "1":
-            st.query_params[KEY] = "1"
-    elif KEY in st.query_params:
-        del st.query_params[KEY]
+    url_state.put(KEY, "1" if on() else None)
 
 
 def style() -> None:

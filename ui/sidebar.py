@@ -8,7 +8,7 @@ import streamlit as st
 
 from lab import models, registry
 from lab.model_cache import APP_BASELINE_MB, BUDGET_ENV, MIN_BUDGET_MB, budget, budget_bytes, models_that_fit
-from ui import limits
+from ui import limits, url_state
 from ui.i18n import LANGUAGES, lang, model_label, size, t
 from viz.format import number
 
@@ -16,11 +16,13 @@ from viz.format import number
 def draw() -> None:
     """Draw the shared sidebar widgets; their state survives page switches and lives in the URL."""
     with st.sidebar:
-        current = lang()
-        choice = st.radio("Language / Idioma", list(LANGUAGES), index=list(LANGUAGES).index(current),
-                          format_func=LANGUAGES.get, key="ui_lang", horizontal=True)
-        if st.query_params.get("lang") != choice:
-            st.query_params["lang"] = choice
+        url_lang = st.query_params.get("lang")
+        if url_state.history_entry() and url_lang in LANGUAGES:
+            st.session_state["ui_lang"] = url_lang  # Back/Forward to a view in the other language
+        st.session_state["ui_lang"] = lang()  # the widget takes its value from here (a link's ?lang= at first)
+        choice = st.radio("Language / Idioma", list(LANGUAGES), format_func=LANGUAGES.get, key="ui_lang",
+                          horizontal=True)
+        url_state.put("lang", choice)
         model_picker()
 
 
@@ -48,6 +50,9 @@ def model_picker() -> None:
     """The model every model page uses: st.session_state["model"], mirrored in ?model=."""
     names = limits.offered(registry.REGISTRY)  # every model, unless this is the hosted demo
     wanted = st.session_state.get("model") or st.query_params.get("model") or models.DEFAULT_OFFLINE
+    url_model = st.query_params.get("model")
+    if url_state.history_entry() and url_model in names:
+        wanted = url_model  # Back/Forward to a view of another model: the URL wins, as for page inputs
     if wanted not in registry.REGISTRY:
         st.warning(t("The link names a model this app does not know; using the course model.",
                      "O link pede um modelo que este app não conhece; usando o modelo do curso."))
@@ -55,19 +60,18 @@ def model_picker() -> None:
     elif wanted not in names:  # e.g. ?model=gpt2-xl on the hosted demo
         limits.refused_notice([wanted])
         wanted = models.DEFAULT_OFFLINE
-    if st.session_state.get("model") not in (None, wanted):
-        del st.session_state["model"]  # the widget starts again at `wanted`
+    if st.session_state.get("model") != wanted:
+        st.session_state["model"] = wanted  # the widget takes its value from here
     labels = option_labels()
     choice = st.selectbox(
-        t("Model", "Modelo"), names, index=names.index(wanted), format_func=labels.get, key="model",
+        t("Model", "Modelo"), names, format_func=labels.get, key="model",
         help=t(f"Models marked ✓ offline load without internet. The default, {models.DEFAULT_OFFLINE}, "
                "is the course's small model, shipped with the app. To fetch others ahead of a class: "
                "`python -m lab prefetch NAME`.",
                f"Modelos com ✓ offline carregam sem internet. O padrão, {models.DEFAULT_OFFLINE}, é o "
                "modelo pequeno do curso, que vem com o app. Para baixar outros antes da aula: "
                "`python -m lab prefetch NOME`."))
-    if st.query_params.get("model") != choice:
-        st.query_params["model"] = choice
+    url_state.put("model", choice)
     st.caption(budget_text(names))
 
 

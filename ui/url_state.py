@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -62,6 +63,7 @@ class _Run:
 
     def __init__(self):
         self.bound: dict[str, tuple[Any, Codec]] = {}
+        self.extra: dict[str, str | None] = {}  # the sidebar's parameters (lang, model, present): value or None
         self.ignored: list[str] = []
         self.box = None
 
@@ -119,9 +121,22 @@ def bind(key: str, default, codec: Codec):
 def publish() -> None:
     """Write this run's bound inputs to the URL in one change (their values as the run left them)."""
     run = _run.get()
-    if run is not None and run.bound:
-        _write(run.bound)
-        run.bound = {}
+    if run is not None and (run.bound or run.extra):
+        _write(run.bound, run.extra)
+        run.bound, run.extra = {}, {}
+
+
+def put(key: str, value: str | None) -> None:
+    """Set (or, with None, remove) a parameter that is not a page input: the sidebar's ?lang=, ?model=,
+    ?present=. Written with the page's inputs at the end of the run, so one change is one history entry."""
+    run = _run.get()
+    if run is None:
+        if value is None:
+            st.query_params.pop(key, None)
+        elif st.query_params.get(key) != value:
+            st.query_params[key] = value
+    else:
+        run.extra[key] = value
 
 
 def _state() -> dict:
@@ -154,6 +169,13 @@ def _history_navigation() -> bool:
     return bool(getattr(ctx, "is_history_navigation", False))
 
 
+def history_entry() -> bool:
+    """Whether Back/Forward brought the reader to an entry a page wrote whole (it has ?view=): the sidebar's
+    model, language and presentation mode then follow the URL too. Entries left on the way of a page switch
+    have no ?view= and change nothing."""
+    return _history_navigation() and MARKER in st.query_params
+
+
 def _current(key: str, default, codec: Codec):
     """The widget's value in this session (or the one saved when its page was left), if still valid."""
     if key in st.session_state:
@@ -181,11 +203,17 @@ def _url_text(value, default, codec: Codec) -> str | None:
     return codec.format(value)
 
 
-def _write(bound: dict[str, tuple[Any, Codec]]) -> None:
-    """Put the bound keys' session values in the URL, in one change, and remember what was written."""
+def _write(bound: dict[str, tuple[Any, Codec]], extra: dict[str, str | None] | None = None) -> None:
+    """Put the bound keys' session values (and `extra`'s parameters) in the URL, in one change, and remember
+    what was written."""
     wrote = _state()["wrote"]
     params = {k: st.query_params.get_all(k) for k in st.query_params if k.lower() not in EMBED}
     new = dict(params) | {MARKER: [_page_name()]}
+    for key, value in (extra or {}).items():
+        if value is None:
+            new.pop(key, None)
+        else:
+            new[key] = [value]
     for key, (default, codec) in bound.items():
         wrote[key] = _url_text(st.session_state.get(key, default), default, codec)
         if wrote[key] is None:
@@ -197,8 +225,10 @@ def _write(bound: dict[str, tuple[Any, Codec]]) -> None:
 
 
 def _same(a, b) -> bool:
-    """a == b, also for values (lists, floats) of different types that compare oddly."""
+    """a == b for values of one type (a slider's 0.9000000000000001 is its default 0.9)."""
     try:
+        if isinstance(a, float) and isinstance(b, float):
+            return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
         return type(a) is type(b) and bool(a == b)
     except Exception:  # noqa: BLE001  (an exotic value never breaks a page)
         return False
