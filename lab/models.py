@@ -276,7 +276,8 @@ def _hub_files(hub_id: str) -> dict[str, int]:
     from huggingface_hub import HfApi
     from huggingface_hub.hf_api import RepoFile
 
-    files = {f.path: f.size for f in HfApi().list_repo_tree(hub_id) if isinstance(f, RepoFile)}
+    files = {f.path: max(f.size or 0, f.lfs.size if f.lfs else 0)  # an LFS file's size, not its pointer's
+             for f in HfApi().list_repo_tree(hub_id) if isinstance(f, RepoFile)}
     weights = next((f for f in WEIGHT_FILES if f in files), None)
     if weights is None:
         raise ModelUnavailable(f"{hub_id} has no {' or '.join(WEIGHT_FILES)} on the hub", "no_weights", hub_id=hub_id)

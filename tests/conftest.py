@@ -33,3 +33,9 @@ def forwards():
     handle = torch.nn.modules.module.register_module_forward_hook(hook)
     yield count
     handle.remove()
+
+
+def pytest_configure(config):
+    """The `slow` marker: real-server reliability tests (a minute or more). They still run in `make test`
+    (CI runs everything); `-m "not slow"` leaves them out of a quick local run."""
+    config.addinivalue_line("markers", "slow: real-server reliability tests (a minute or more); in make test too")

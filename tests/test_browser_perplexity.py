@@ -38,7 +38,8 @@ def test_table_and_chart_render_and_user_text_is_shown_not_run(app_url):
         box = page.get_by_role("textbox", name="Your text")
         box.fill(EVIL)
         box.press("Control+Enter")
-        page.wait_for_selector(".surprisal", timeout=120_000)
+        # the default passage's view is on screen until the rerun replaces it: wait for the typed text itself
+        page.locator(".surprisal").filter(has_text="<img src=x").first.wait_for(timeout=120_000)
         wait_idle(page)
         shown = page.locator(".surprisal").first
         assert "<img src=x" in shown.inner_text() and "<b>bold</b>" in shown.inner_text()

@@ -17,6 +17,10 @@ from lab.testing import random_models
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = "The trophy didn't fit in the suitcase because it was too big."
+# Probabilities from two float32 paths (lab's chunked projections, HF's hidden states): on this project's
+# 2-core machine GPT-1's differ by up to 1.1e-5 (p = 0.81), CPU kernels differing by machine; the mistakes
+# these tests guard against (ln_f twice, or never) move them by more than 1e-2 (the guard test below).
+PROB_ATOL = 1e-4
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +75,8 @@ def test_every_layer_is_ln_f_then_unembedding_and_the_last_is_the_models_output(
     probs, own = direct(model, ids)
     got = full(result)
     assert result["n_layer"] == model.config.n_layer and got.shape == probs.shape
-    np.testing.assert_allclose(got[-1], own, rtol=0, atol=1e-5)  # the model's own next-token distribution
-    np.testing.assert_allclose(got, probs, rtol=0, atol=1e-5)  # every layer, every token of the vocabulary
+    np.testing.assert_allclose(got[-1], own, rtol=0, atol=PROB_ATOL)  # the model's own next-token distribution
+    np.testing.assert_allclose(got, probs, rtol=0, atol=PROB_ATOL)  # every layer, every token of the vocabulary
     np.testing.assert_allclose(got.sum(-1), 1.0, atol=1e-4)
     assert np.median(got.max(-1)) > 0.05  # peaked: an absolute 1e-5 means something here
 
@@ -89,7 +93,7 @@ def test_the_test_model_would_catch_ln_f_twice_or_never(models):
         once = torch.softmax(hs[-1][0] @ base.wte.weight.T, -1)
         raw = torch.softmax(hs[1][0] @ base.wte.weight.T, -1)
         normed = torch.softmax(base.ln_f(hs[1][0]) @ base.wte.weight.T, -1)
-    assert (twice - once).abs().max() > 1e-2 and (raw - normed).abs().max() > 1e-2
+    assert (twice - once).abs().max() > 100 * PROB_ATOL and (raw - normed).abs().max() > 100 * PROB_ATOL
 
 
 @pytest.mark.parametrize("arch", ["gpt2", "openai-gpt"])
@@ -100,17 +104,17 @@ def test_top_k_and_target_rank_against_the_direct_distributions(models, arch):
     result = lens.lens(model, ids, top=5)
     order = np.argsort(-probs, axis=-1, kind="stable")[..., :5]
     np.testing.assert_array_equal(result["top_ids"], order)
-    np.testing.assert_allclose(result["top_p"], np.take_along_axis(probs, order, -1), rtol=0, atol=1e-5)
+    np.testing.assert_allclose(result["top_p"], np.take_along_axis(probs, order, -1), rtol=0, atol=PROB_ATOL)
     final = probs[-1].argmax(-1)  # (T,): the model's own prediction at each position
     np.testing.assert_array_equal(result["targets"], final)
     at = np.take_along_axis(probs, np.broadcast_to(final[None, :, None], (*probs.shape[:2], 1)), -1)[..., 0]
-    np.testing.assert_allclose(result["p"], at, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(result["p"], at, rtol=0, atol=PROB_ATOL)
     np.testing.assert_array_equal(result["rank"], (probs > at[..., None]).sum(-1) + 1)
     assert (result["rank"][-1] == 1).all()
     word = tok(" it", add_special_tokens=False)["input_ids"][0]
     typed = lens.lens(model, ids, top=1, target=word)
     assert (typed["targets"] == word).all()
-    np.testing.assert_allclose(typed["p"], probs[..., word], rtol=0, atol=1e-5)
+    np.testing.assert_allclose(typed["p"], probs[..., word], rtol=0, atol=PROB_ATOL)
     np.testing.assert_array_equal(typed["rank"], (probs > probs[..., word:word + 1]).sum(-1) + 1)
 
 
