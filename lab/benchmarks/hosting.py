@@ -27,36 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TARGET_BYTES = 2.0e9
 CEILING_BYTES = 2.7e9  # Streamlit Community Cloud's memory limit per app
 
-_RUN_SCRIPT = """
-import dataclasses, json, resource, sys
-from pathlib import Path
-from lab import registry
-
-def status(field):
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-
-small, params = sys.argv[1], int(sys.argv[2])
-info = registry.info("course-gpt2")
-registry.REGISTRY["course-gpt2"] = dataclasses.replace(info, path=small, params=params,
-                                                       memory_bytes=registry.memory_estimate(params), context=1024)
-from streamlit.testing.v1 import AppTest
-at = AppTest.from_file("app.py", default_timeout=900)
-at.run()
-rss, problems = {}, []
-for page in json.loads(sys.argv[3]):
-    at.switch_page(page)
-    at.run()
-    problems += [f"{page}: {e.value}" for e in at.exception]
-    rss[page] = status("VmRSS")
-from ui.model_loader import model_cache
-print(json.dumps({"peak": status("VmHWM"), "rss": rss, "problems": problems, "models": model_cache().keys()}))
-"""
+RUN_SCRIPT = ROOT / "bench_pages" / "hosted_memory.py"  # the run itself (Streamlit lives outside lab/)
 
 
 def pages() -> list[str]:
@@ -70,7 +41,7 @@ def hosted_run(model_dir: Path, params: int) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LAB_")}
     with tempfile.TemporaryDirectory() as hf:
         env.update(LAB_HOSTED="1", HF_HUB_OFFLINE="1", HF_HOME=hf, HF_HUB_DISABLE_PROGRESS_BARS="1")
-        out = subprocess.run([sys.executable, "-c", _RUN_SCRIPT, str(model_dir), str(params),
+        out = subprocess.run([sys.executable, str(RUN_SCRIPT), str(model_dir), str(params),
                               json.dumps(pages())], capture_output=True, text=True, cwd=ROOT, env=env,
                              timeout=1800)
     if out.returncode != 0:
