@@ -47,7 +47,8 @@ N_NEW = 12
 # repeats seed 5. Seed 15 draws the end-of-text token first: that tab must stop after one token, as the CLI does.
 SAMPLERS = [(seed, (1.0, 50, 0.9) if seed % 3 else (0.7, 20, 0.9)) for seed in range(19)] + [(5, (1.0, 50, 0.9))]
 TOKENS = ".st-key-samp_stream .samp-tok"
-VISITOR_LIMIT_S = 45  # the new visitor's page, while 22 sessions run on 2 cores (measured: see RELIABILITY.md)
+VISITOR_LIMIT_S = 120  # the new visitor's page, while 22 sessions and their 22 Chromium tabs share 2 cores:
+# measured 16-53 s (RELIABILITY.md); the bound catches a server that stops answering, not a slow CPU
 READY_S = 170
 
 
@@ -165,7 +166,8 @@ def test_twenty_two_sessions_at_once_on_one_shared_model(tmp_path):
         visitor_s = time.monotonic() - t1
         running_after_visit = sum(script_state(p) == "running" for p in tabs.values())
 
-        peak, done, deadline = 0, set(), time.monotonic() + READY_S
+        # every sample of scripts running at once counts: on a quick machine most tabs are done by now
+        peak, done, deadline = max(running_at_visit, running_after_visit), set(), time.monotonic() + READY_S
         while len(done) < len(tabs) and time.monotonic() < deadline:
             states = {k: script_state(p) for k, p in tabs.items()}
             peak = max(peak, sum(s == "running" for s in states.values()))
