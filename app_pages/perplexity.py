@@ -10,7 +10,7 @@ from ui.i18n import lang, model_label, num, t
 from ui.limits import clip_perplexity, keep_offered, offered, perplexity_cap
 from viz import perplexity as viz
 
-PAGE_CHARS = 6_000  # the unseen Debian text is cut here on the page (the CLI takes it whole)
+PAGE_CHARS = 6_000  # the unseen Debian text and the reader's own are cut here on the page (the CLI takes them whole)
 COURSE_DECODERS = ["course-gpt2-1x64", "course-gpt2-2x128", "course-gpt2"]
 
 st.title(t("Perplexity, compared fairly", "Perplexidade, comparada com justiça"))
@@ -34,6 +34,12 @@ source = st.selectbox(t("Text", "Texto"), options, format_func=names.get, key="p
 if source == "own":
     link.bind("ppl_text", sources["market:en"]["text"], link.text())
     text = st.text_area(t("Your text", "Seu texto"), key="ppl_text", height=160, max_chars=perplexity_cap("ppl_text"))
+    if len(text) > PAGE_CHARS:  # 200,000 characters would take minutes per model; the CLI takes it whole
+        st.info(t(f"The page measures the first {num(PAGE_CHARS)} of these {num(len(text))} characters. For the whole "
+                  "text: `python -m lab perplexity --file FILE`.",
+                  f"A página mede os primeiros {num(PAGE_CHARS)} destes {num(len(text))} caracteres. Para o texto "
+                  "inteiro: `python -m lab perplexity --file ARQUIVO`."))
+        text = text[:PAGE_CHARS]
 else:
     text = clip_perplexity(sources[source]["text"] if source in sources else unseen[source.split(":")[1]][:PAGE_CHARS])
     with st.expander(t("Show the text", "Mostrar o texto")):

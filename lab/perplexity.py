@@ -149,11 +149,19 @@ def pseudo_nll(model, ids: list[int], mask_id: int, specials: set[int], context:
     return np.array([p for _, _, p in jobs]), nll
 
 
+def exp_or_inf(x: float) -> float:
+    """exp(x), or infinity past the largest float (a 5,000-letter "word" has a per-word perplexity of e^6000)."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
 def summary(nll: float, tokens: int, text: str) -> dict:
     """The contract's numbers from one total: ppl per token, bits per UTF-8 byte, ppl per whitespace word."""
     n_bytes, n_words = len(text.encode("utf-8")), len(text.split())
-    return {"tokens": int(tokens), "nll": float(nll), "ppl": math.exp(nll / tokens),
-            "bits_per_byte": nll / LN2 / n_bytes, "ppl_per_word": math.exp(nll / n_words)}
+    return {"tokens": int(tokens), "nll": float(nll), "ppl": exp_or_inf(nll / tokens),
+            "bits_per_byte": nll / LN2 / n_bytes, "ppl_per_word": exp_or_inf(nll / n_words)}
 
 
 def encode(tokenizer, text: str) -> list[int]:

@@ -39,3 +39,33 @@ def pytest_configure(config):
     """The `slow` marker: real-server reliability tests (a minute or more). They still run in `make test`
     (CI runs everything); `-m "not slow"` leaves them out of a quick local run."""
     config.addinivalue_line("markers", "slow: real-server reliability tests (a minute or more); in make test too")
+
+
+# The course models' tiny stand-ins for AppTest: the sizes differ, the names and kinds are the course's.
+COURSE_STANDINS = {"course-gpt2": "gpt2", "course-gpt2-1x64": "gpt2", "course-gpt2-2x128": "openai-gpt",
+                   "course-roberta": "roberta"}
+
+
+@pytest.fixture
+def course_standins(tmp_path, monkeypatch, tiny_model_dirs):
+    """Every course model is a tiny random one (COURSE_STANDINS); an offline, private HF cache; every
+    Streamlit cache and the shared model cache empty before and after. Yields the private hub folder."""
+    import dataclasses
+
+    import streamlit as st
+
+    from lab import registry
+    from ui import perplexity_data
+    from ui.model_loader import model_cache
+
+    for name, arch in COURSE_STANDINS.items():
+        monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(registry.info(name),
+                                                                         path=str(tiny_model_dirs[arch])))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for clear in (model_cache.clear, st.cache_data.clear, perplexity_data.clear):
+        clear()
+    yield tmp_path / "hf" / "hub"
+    for clear in (model_cache.clear, st.cache_data.clear, perplexity_data.clear):
+        clear()

@@ -168,3 +168,9 @@ def test_cli_long_text_prints_no_tokenizer_warning(tmp_path, tiny_model_dirs, ca
     captured = capfd.readouterr()
     assert "Token indices sequence length" not in captured.err and "course" not in captured.err
     assert "ppl / token" in captured.out
+
+
+def test_a_word_too_long_for_a_float_has_an_infinite_perplexity_per_word():
+    s = perplexity.summary(6000.0, 1250, "a" * 5000)  # one 5,000-letter "word": e^6000 is past any float
+    assert s["ppl_per_word"] == math.inf and s["ppl"] == pytest.approx(math.exp(6000.0 / 1250))
+    assert perplexity.summary(30.0, 10, "um dois três")["ppl_per_word"] == pytest.approx(math.exp(10.0))

@@ -19,6 +19,7 @@ def draw() -> None:
         url_lang = st.query_params.get("lang")
         if url_state.history_entry() and url_lang in LANGUAGES:
             st.session_state["ui_lang"] = url_lang  # Back/Forward to a view in the other language
+        url_state.check("lang", url_state.choice(list(LANGUAGES)))  # ?lang=xx: a notice, then English
         st.session_state["ui_lang"] = lang()  # the widget takes its value from here (a link's ?lang= at first)
         choice = st.radio("Language / Idioma", list(LANGUAGES), format_func=LANGUAGES.get, key="ui_lang",
                           horizontal=True)

@@ -243,10 +243,27 @@ def _too_long_note(value, codec: Codec) -> None:
                      "um link compartilhado desta página abre o texto padrão."))
 
 
+def check(key: str, codec: Codec) -> None:
+    """For a parameter its own code reads (the sidebar's ?lang=, ?present=): a notice where this is called
+    when the URL's value is unusable (that code then uses its default, and the next URL drops the value)."""
+    raw = st.query_params.get(key)
+    if raw is None:
+        return
+    try:
+        codec.parse(raw)
+    except LinkValueError as e:
+        st.warning(notice_text([_item(key, raw, e)]))
+
+
+def _item(key: str, raw: str, e: LinkValueError) -> str:
+    """One ignored value as the notice lists it: `key=raw` (shortened) and why."""
+    more = t(f", {num(len(raw))} characters", f", {num(len(raw))} caracteres") if len(raw) > SHOWN_CHARS else ""
+    return f"`{key}={shown(raw)}` ({reason_text(e)}{more})"
+
+
 def _ignore(key: str, raw: str, e: LinkValueError) -> None:
     """Add `key=raw` to this run's notice of ignored link values (drawn where the first one was met)."""
-    more = t(f", {num(len(raw))} characters", f", {num(len(raw))} caracteres") if len(raw) > SHOWN_CHARS else ""
-    item = f"`{key}={shown(raw)}` ({reason_text(e)}{more})"
+    item = _item(key, raw, e)
     run = _run.get()
     if run is None:
         st.warning(notice_text([item]))

@@ -7,6 +7,8 @@ marks with a format) follow the same rule. Every chart builder in viz/ ends with
 
 from __future__ import annotations
 
+import math
+
 from lab.registry import human_bytes
 
 _SWAP = str.maketrans(",.", ".,")
@@ -21,9 +23,11 @@ def written(text: str, lang: str = "en") -> str:
 
 
 def number(x, lang: str = "en", decimals: int = 2) -> str:
-    """An int with thousands separators, a float with `decimals` decimals, None as —; in `lang`'s style."""
+    """An int with thousands separators, a float with `decimals` decimals, None as —, infinity as ∞; in `lang`'s style."""
     if x is None:
         return "—"
+    if isinstance(x, float) and math.isinf(x):  # e.g. the per-word perplexity of a 5,000-letter "word"
+        return "∞" if x > 0 else "−∞"
     return written(f"{x:,}" if isinstance(x, int) else f"{x:,.{decimals}f}", lang)
 
 
