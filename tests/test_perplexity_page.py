@@ -1,6 +1,5 @@
 """The perplexity page under AppTest, on tiny random models standing in for the course models (no network)."""
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -14,27 +13,6 @@ from viz import perplexity as viz
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "app_pages/perplexity.py"
-STANDINS = {"course-gpt2": "gpt2", "course-gpt2-1x64": "gpt2", "course-gpt2-2x128": "openai-gpt",
-            "course-roberta": "roberta"}
-
-
-@pytest.fixture
-def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
-    """The course models are tiny random ones; an offline, private HF cache; fresh caches."""
-    from ui import perplexity_data
-    from ui.model_loader import model_cache
-
-    for name, arch in STANDINS.items():
-        monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(registry.info(name),
-                                                                         path=str(tiny_model_dirs[arch])))
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    model_cache.clear()
-    perplexity_data.clear()
-    yield tmp_path / "hf" / "hub"
-    model_cache.clear()
-    perplexity_data.clear()
 
 
 def open_page(**params) -> AppTest:
@@ -69,7 +47,7 @@ def table(at) -> pd.DataFrame:
     return at.dataframe[0].value
 
 
-def test_several_models_fill_one_table_ordered_by_size(tiny_course):
+def test_several_models_fill_one_table_ordered_by_size(course_standins):
     at = open_page()
     at.multiselect(key="ppl_models").set_value(["course-roberta", "course-gpt2", "course-gpt2-2x128"]).run()
     assert not at.exception and not at.warning
@@ -80,7 +58,7 @@ def test_several_models_fill_one_table_ordered_by_size(tiny_course):
     assert specs and "bits per byte" in json.dumps(specs)
 
 
-def test_the_page_shows_what_the_cli_computes(tiny_course, tiny_model_dirs, tmp_path, capsys):
+def test_the_page_shows_what_the_cli_computes(course_standins, tiny_model_dirs, tmp_path, capsys):
     from lab.cli import main
 
     at = open_page()
@@ -97,7 +75,7 @@ def test_the_page_shows_what_the_cli_computes(tiny_course, tiny_model_dirs, tmp_
     assert shown["ppl / token"] == f"{cli['ppl']:,.2f}" and shown["bits / byte"] == f"{cli['bits_per_byte']:.3f}"
 
 
-def test_results_survive_a_page_switch_without_another_forward(tiny_course, forwards):
+def test_results_survive_a_page_switch_without_another_forward(course_standins, forwards):
     at = open_page()
     at.multiselect(key="ppl_models").set_value(["course-gpt2", "course-gpt2-1x64"]).run()
     ran = forwards["n"]
@@ -110,8 +88,8 @@ def test_results_survive_a_page_switch_without_another_forward(tiny_course, forw
     assert len(table(at)) == 2 and forwards["n"] == ran
 
 
-def test_a_model_over_the_budget_is_reported_and_the_others_still_run(tiny_course, tiny_model_dirs, monkeypatch):
-    fake_hub_cache(tiny_course, "openai-community/gpt2-xl", tiny_model_dirs["gpt2"])
+def test_a_model_over_the_budget_is_reported_and_the_others_still_run(course_standins, tiny_model_dirs, monkeypatch):
+    fake_hub_cache(course_standins, "openai-community/gpt2-xl", tiny_model_dirs["gpt2"])
     monkeypatch.setenv("LAB_MEMORY_BUDGET_MB", "1000")  # gpt2-xl needs ~6.9 GB by the registry
     at = open_page()
     at.multiselect(key="ppl_models").set_value(["course-gpt2", "gpt2-xl"]).run()
@@ -120,14 +98,14 @@ def test_a_model_over_the_budget_is_reported_and_the_others_still_run(tiny_cours
     assert list(table(at)["model"]) == ["course-gpt2"]
 
 
-def test_a_model_missing_offline_is_a_warning_not_an_exception(tiny_course):
+def test_a_model_missing_offline_is_a_warning_not_an_exception(course_standins):
     at = open_page()
     at.multiselect(key="ppl_models").set_value(["course-gpt2", "gpt2-medium"]).run()
     assert not at.exception and any("gpt2-medium" in w.value for w in at.warning)
 
 
 @pytest.mark.parametrize("text", ["", "   \n  "])
-def test_an_empty_text_says_so(tiny_course, text):
+def test_an_empty_text_says_so(course_standins, text):
     at = open_page()
     at.selectbox(key="ppl_source").select("own").run()
     at.text_area(key="ppl_text").set_value(text).run()
@@ -135,7 +113,7 @@ def test_an_empty_text_says_so(tiny_course, text):
     assert any("Type or choose a text" in i.value for i in at.info)
 
 
-def test_one_token_is_a_clear_message(tiny_course):
+def test_one_token_is_a_clear_message(course_standins):
     at = open_page()
     at.selectbox(key="ppl_source").select("own").run()
     at.text_area(key="ppl_text").set_value("Hello").run()
@@ -143,13 +121,13 @@ def test_one_token_is_a_clear_message(tiny_course):
     assert not at.exception and any("single token" in w.value for w in at.warning)
 
 
-def test_no_model_chosen_says_so(tiny_course):
+def test_no_model_chosen_says_so(course_standins):
     at = open_page()
     at.multiselect(key="ppl_models").set_value([]).run()
     assert not at.exception and any("Choose at least one model" in i.value for i in at.info)
 
 
-def test_in_portuguese_headers_and_numbers(tiny_course):
+def test_in_portuguese_headers_and_numbers(course_standins):
     at = open_page(lang="pt")
     at.multiselect(key="ppl_models").set_value(["course-gpt2"]).run()
     frame = table(at)
@@ -158,7 +136,7 @@ def test_in_portuguese_headers_and_numbers(tiny_course):
     assert any("Qual coluna comparar" in i.value for i in at.info)
 
 
-def test_user_text_is_escaped_in_the_surprisal_views(tiny_course):
+def test_user_text_is_escaped_in_the_surprisal_views(course_standins):
     at = open_page()
     at.selectbox(key="ppl_source").select("own").run()
     payload = 'Hi <img src=x onerror="alert(1)"> & <script>alert(2)</script> ok'

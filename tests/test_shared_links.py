@@ -5,7 +5,6 @@ Tiny random models stand in for the course models (no network). The codecs are f
 (hypothesis), then every page is fuzzed through the app.
 """
 
-import dataclasses
 import json
 import random
 from pathlib import Path
@@ -16,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from lab import registry, tokens
+from lab import tokens
 from lab.causal import TROPHY
 from lab.embeddings import PRESETS
 from lab.sampling import PROMPTS
@@ -25,39 +24,12 @@ from ui.url_codecs import MAX_LINK_TEXT, LinkValueError
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-STANDINS = {"course-gpt2": "gpt2", "course-gpt2-1x64": "gpt2", "course-gpt2-2x128": "openai-gpt",
-            "course-roberta": "roberta"}
 PAGES = {"home": "app_pages/home.py", "tokens": "app_pages/tokens.py", "analogies": "app_pages/analogies.py",
          "attention": "app_pages/attention.py", "causal": "app_pages/causal_mask.py",
          "lens": "app_pages/logit_lens.py", "perplexity": "app_pages/perplexity.py",
          "sampling": "app_pages/sampling.py"}
 HUGE = "a" * 100_000
 NOTICE = ("Ignored from the link", "Ignorado do link")
-
-
-def _clear_caches():
-    from ui import analogies_data, attention_data, lens_data, perplexity_data, sampling_data, tokens_data
-    from ui.model_loader import model_cache
-
-    for c in (model_cache, attention_data.attention_view, attention_data.mask_view, attention_data.trophy,
-              lens_data.lens_view, sampling_data.generation, analogies_data.analogy_query,
-              analogies_data.neighbour_query, tokens_data.costs, tokens_data.chips):
-        c.clear()
-    perplexity_data.clear()
-
-
-@pytest.fixture
-def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
-    """The course models are tiny random ones (2 layers x 4 heads, 64 positions); an offline, private HF cache."""
-    for name, arch in STANDINS.items():
-        monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(registry.info(name),
-                                                                         path=str(tiny_model_dirs[arch])))
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    _clear_caches()
-    yield
-    _clear_caches()
 
 
 def open_link(page: str, **params) -> AppTest:
@@ -159,7 +131,7 @@ def test_codecs_raise_nothing_but_link_value_error(raw):
 
 # --- every page opened from a link ----------------------------------------------------------------
 
-def test_tokens_link(tiny_course):
+def test_tokens_link(course_standins):
     from tests.test_tokens_page import expected_costs, shown_costs
 
     pair = tokens.sample_pairs()[2]
@@ -176,7 +148,7 @@ def test_tokens_link(tiny_course):
     assert not notices(at)
 
 
-def test_analogies_link(tiny_course):
+def test_analogies_link(course_standins):
     a, b, c, d, _ = PRESETS["paris"]
     at = open_link("analogies", an_preset="paris", an_method="mul", an_k="4", an_exclude="false",
                    an_space="false", an_word="the", an_nk="3")
@@ -189,7 +161,7 @@ def test_analogies_link(tiny_course):
     assert not notices(at)
 
 
-def test_attention_link(tiny_course, tiny_model_dirs):
+def test_attention_link(course_standins, tiny_model_dirs):
     from transformers import AutoTokenizer
 
     from lab.attention import encode
@@ -208,7 +180,7 @@ def test_attention_link(tiny_course, tiny_model_dirs):
     assert not notices(at)
 
 
-def test_causal_link(tiny_course, tiny_model_dirs):
+def test_causal_link(course_standins, tiny_model_dirs):
     from transformers import AutoTokenizer
 
     from lab.attention import encode
@@ -227,7 +199,7 @@ def test_causal_link(tiny_course, tiny_model_dirs):
     assert not notices(at)
 
 
-def test_lens_link(tiny_course):
+def test_lens_link(course_standins):
     text = "The quick brown fox jumps over the lazy dog"
     at = open_link("lens", lens_text=text, lens_position="2", lens_word="the", lens_new_word="false")
     assert [shown(at, k) for k in ("lens_text", "lens_position", "lens_word", "lens_new_word")] == \
@@ -240,7 +212,7 @@ def test_lens_link(tiny_course):
     assert not notices(at)
 
 
-def test_perplexity_link(tiny_course, tiny_model_dirs, tmp_path, capsys):
+def test_perplexity_link(course_standins, tiny_model_dirs, tmp_path, capsys):
     from lab.cli import main
 
     text = " ".join(["The last bus leaves at eleven forty, and the driver waits when it rains."] * 6)
@@ -257,7 +229,7 @@ def test_perplexity_link(tiny_course, tiny_model_dirs, tmp_path, capsys):
     assert not notices(at)
 
 
-def test_sampling_link(tiny_course, tiny_model_dirs):
+def test_sampling_link(course_standins, tiny_model_dirs):
     from tests.test_sampling_page import generate_ids, streamed
 
     prompt = "Once upon a time"
@@ -293,7 +265,7 @@ GARBAGE = {
 
 
 @pytest.mark.parametrize("page", list(GARBAGE))
-def test_garbage_in_a_link_gives_the_defaults_and_a_notice(tiny_course, page):
+def test_garbage_in_a_link_gives_the_defaults_and_a_notice(course_standins, page):
     bad = GARBAGE[page]
     at = open_link(page, **{k: raw for k, (raw, _) in bad.items()})
     (notice,) = notices(at)
@@ -312,14 +284,14 @@ def test_garbage_in_a_link_gives_the_defaults_and_a_notice(tiny_course, page):
         assert "not one of the options" in notice
 
 
-def test_the_notice_names_the_range_of_the_model_loaded(tiny_course):
+def test_the_notice_names_the_range_of_the_model_loaded(course_standins):
     at = open_link("attention", attn_layer="5", attn_head="4")  # the tiny model has 2 layers, 4 heads
     (notice,) = notices(at)
     assert "`attn_layer=5` (out of range 0–1)" in notice and "`attn_head=4` (out of range 0–3)" in notice
     assert (shown(at, "attn_layer"), shown(at, "attn_head")) == (0, 0)
 
 
-def test_the_notice_quotes_values_as_plain_text_and_speaks_portuguese(tiny_course):
+def test_the_notice_quotes_values_as_plain_text_and_speaks_portuguese(course_standins):
     at = open_link("attention", lang="pt", attn_metric="**x** :red[y] $z$ `q`\n<b>", attn_head="1.5")
     (notice,) = notices(at)
     assert notice.startswith("Ignorado do link")
@@ -327,7 +299,7 @@ def test_the_notice_quotes_values_as_plain_text_and_speaks_portuguese(tiny_cours
     assert "`attn_head=1.5` (não é um número inteiro)" in notice
 
 
-def test_a_long_value_is_shortened_in_the_notice(tiny_course):
+def test_a_long_value_is_shortened_in_the_notice(course_standins):
     at = open_link("sampling", samp_prompt="x" * 5000)
     (notice,) = notices(at)
     assert "`samp_prompt=" + "x" * 40 + "…` (longer than 2,000 characters, 5,000 characters)" in notice
@@ -350,7 +322,7 @@ KEYS = {"tokens": ["tokens_sample", "tokens_pt", "tokens_en", "tokens_encoding"]
 
 
 @pytest.mark.parametrize("page", list(KEYS))
-def test_fuzzed_links_never_raise(tiny_course, page):
+def test_fuzzed_links_never_raise(course_standins, page):
     rng = random.Random(f"links-{page}")
     params = {k: rng.choice(NASTY) for k in KEYS[page]}
     params |= {"lang": rng.choice(NASTY), "model": rng.choice(NASTY)}  # the sidebar's own parameters too
@@ -362,7 +334,7 @@ def test_fuzzed_links_never_raise(tiny_course, page):
 
 # --- the URL follows the page --------------------------------------------------------------------------
 
-def test_a_changed_widget_reaches_the_url_and_defaults_stay_out(tiny_course):
+def test_a_changed_widget_reaches_the_url_and_defaults_stay_out(course_standins):
     at = open_link("attention")
     assert not any(k.startswith("attn_") for k in at.query_params)  # all defaults: a short link
     at.selectbox(key="attn_head").select(2).run()
@@ -372,7 +344,7 @@ def test_a_changed_widget_reaches_the_url_and_defaults_stay_out(tiny_course):
     assert "attn_head" not in at.query_params and at.query_params["model"] == "course-gpt2"
 
 
-def test_the_url_changing_under_the_page_wins(tiny_course):
+def test_the_url_changing_under_the_page_wins(course_standins):
     """As Back/Forward does: the URL moves while the widget stays where this session left it."""
     at = open_link("attention")
     at.selectbox(key="attn_head").select(2).run()
@@ -392,7 +364,7 @@ def switch(at: AppTest, page: str) -> None:
     assert not at.exception
 
 
-def test_inputs_survive_a_page_switch_and_return_to_the_link(tiny_course):
+def test_inputs_survive_a_page_switch_and_return_to_the_link(course_standins):
     at = open_link("sampling")
     at.slider(key="samp_temperature").set_value(0.5).run()
     switch(at, "tokens")
@@ -404,7 +376,7 @@ def test_inputs_survive_a_page_switch_and_return_to_the_link(tiny_course):
     assert shown(at, "samp_temperature") == 0.5 and at.query_params["samp_temperature"] == "0.5"
 
 
-def test_back_onto_an_entry_the_page_did_not_write_keeps_the_view(tiny_course, monkeypatch):
+def test_back_onto_an_entry_the_page_did_not_write_keeps_the_view(course_standins, monkeypatch):
     """Back/Forward (simulated: the run is marked as a history navigation). Entries this page wrote carry
     ?view=<page> and are followed exactly; the ones a page switch leaves on the way (the query string
     dropped, ?lang= and ?model= written again) keep the view as it was, and never reset it."""
@@ -434,7 +406,7 @@ def test_back_onto_an_entry_the_page_did_not_write_keeps_the_view(tiny_course, m
     assert shown(at, "attn_head") == 0 and len(notices(at)) == 1  # a bad entry is still only a notice
 
 
-def test_a_preset_is_one_short_parameter(tiny_course):
+def test_a_preset_is_one_short_parameter(course_standins):
     at = open_link("analogies")
     at.selectbox(key="an_preset").select("paris").run()
     assert at.query_params["an_preset"] == "paris"
@@ -443,7 +415,7 @@ def test_a_preset_is_one_short_parameter(tiny_course):
     assert at.query_params["an_c"] == "Spain"
 
 
-def test_a_text_too_long_for_a_link_stays_out_of_it_with_a_caption(tiny_course):
+def test_a_text_too_long_for_a_link_stays_out_of_it_with_a_caption(course_standins):
     at = open_link("tokens")
     long_text = "Uma frase em português. " * 100  # 2,400 characters
     at.text_area(key="tokens_pt").set_value(long_text).run()
@@ -454,7 +426,7 @@ def test_a_text_too_long_for_a_link_stays_out_of_it_with_a_caption(tiny_course):
     assert not any("more than a link carries" in c.value for c in at.caption)
 
 
-def test_back_never_throws_away_a_text_too_long_for_a_link(tiny_course, monkeypatch):
+def test_back_never_throws_away_a_text_too_long_for_a_link(course_standins, monkeypatch):
     from ui import url_state
 
     at = open_link("tokens")

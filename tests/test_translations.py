@@ -39,7 +39,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from google.protobuf.json_format import MessageToDict
 from streamlit import dataframe_util
 from streamlit.testing.v1 import AppTest
@@ -49,8 +48,6 @@ from lab.causal import TROPHY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling")
-STANDINS = {"course-gpt2": "gpt2", "course-gpt2-1x64": "gpt2", "course-gpt2-2x128": "openai-gpt",
-            "course-roberta": "roberta"}
 # The same inputs in both languages (the pages' Portuguese defaults), so both runs show the same numbers.
 INPUTS = {"attn_text": TROPHY["pt"][0], "mask_text": TROPHY["pt"][0], "lens_text": TROPHY["pt"][0],
           "samp_prompt": sampling.PROMPTS["pt"], "trophy_pair": "pt", "trophy_a": TROPHY["pt"][0],
@@ -355,25 +352,6 @@ def strings(at: AppTest, page: str, lang: str) -> list[Shown]:
     return out
 
 
-@pytest.fixture
-def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
-    """Every course model is a tiny random one; an offline, private HF cache; every cache empty."""
-    from ui import perplexity_data
-    from ui.model_loader import model_cache
-
-    for name, arch in STANDINS.items():
-        monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(registry.info(name),
-                                                                         path=str(tiny_model_dirs[arch])))
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    for clear in (model_cache.clear, st.cache_data.clear, perplexity_data.clear):
-        clear()
-    yield
-    for clear in (model_cache.clear, st.cache_data.clear, perplexity_data.clear):
-        clear()
-
-
 def visit(page: str, lang: str, state: dict | None = None, **params) -> list[Shown]:
     """Open `page` in `lang` (from a link, as a shared one opens) and collect its strings, with the
     page's other views: the second comparison of sampling and a second text on the tokens page."""
@@ -431,7 +409,7 @@ def numbers_in(shown: list[Shown]) -> set[str]:
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_every_page_in_both_languages(tiny_course, page):
+def test_every_page_in_both_languages(course_standins, page):
     english = visit(page, "en")
     portuguese = visit(page, "pt")
     found = problems(english, "en", set()) + problems(portuguese, "pt", numbers_in(english))
@@ -459,7 +437,7 @@ ERROR_VIEWS = [
 
 
 @pytest.mark.parametrize(("page", "state", "params"), ERROR_VIEWS)
-def test_errors_and_notices_in_both_languages(tiny_course, monkeypatch, page, state, params):
+def test_errors_and_notices_in_both_languages(course_standins, monkeypatch, page, state, params):
     monkeypatch.setenv("LAB_MEMORY_BUDGET_MB", "1000")  # the course models fit; gpt2-xl does not
     english = visit(page, "en", state, **params)
     portuguese = visit(page, "pt", state, **params)
