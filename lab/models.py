@@ -423,8 +423,12 @@ def _source(name_or_path: str) -> tuple[str, str, dict]:
                 f"{name_or_path} is not in this checkout (expected a model in {info.path})", "missing_shipped",
                 name=name_or_path, path=info.path)
         return name_or_path, info.path, {}
-    path = Path(name_or_path).expanduser()
-    if not path.exists():
+    try:
+        path = Path(name_or_path).expanduser()
+        exists = path.exists()
+    except (OSError, RuntimeError, ValueError):  # a name too long for a path, "~nobody/...": no such directory
+        path, exists = Path(name_or_path), False
+    if not exists:
         raise ModelUnavailable(f"unknown model {name_or_path!r}: not a registry name "
                                f"({', '.join(registry.REGISTRY)}) and no such directory", "unknown",
                                name=name_or_path, known=list(registry.REGISTRY))

@@ -24,6 +24,9 @@ import torch
 
 TOP = 20  # candidates recorded per generated token
 NEXT_TOP = 50  # candidates shown for the prompt's next token (the CLI's default --top)
+# Below this (and above 0) logits / T overflow float32: inf - inf gives NaN probabilities, and the
+# distribution is the argmax's to float precision long before (a 0.01 logit gap at T = 1e-6 is e^-10,000).
+MIN_TEMPERATURE = 1e-6
 PROMPTS = {"en": "The Debian package manager", "pt": "O gerenciador de pacotes do Debian"}  # the page's defaults
 
 
@@ -37,9 +40,12 @@ class SamplingError(ValueError):
 
 
 def check(temperature: float, top_k: int, top_p: float) -> None:
-    """SamplingError unless temperature >= 0 (finite), top_k >= 0 (an int) and 0 < top_p <= 1."""
+    """SamplingError unless temperature is 0 or finite >= MIN_TEMPERATURE, top_k >= 0 (an int), 0 < top_p <= 1."""
     if not isinstance(temperature, int | float) or not math.isfinite(temperature) or temperature < 0:
         raise SamplingError(f"temperature must be a finite number >= 0 (0 = greedy), not {temperature}",
+                            "temperature", value=temperature)
+    if 0 < temperature < MIN_TEMPERATURE:
+        raise SamplingError(f"temperature must be 0 (greedy) or at least {MIN_TEMPERATURE:g}, not {temperature}",
                             "temperature", value=temperature)
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0:
         raise SamplingError(f"top-k must be a whole number >= 0 (0 = off), not {top_k}", "top_k", value=top_k)

@@ -98,7 +98,8 @@ def test_codecs_read_what_they_write(codec, raw, value):
     (codecs.integer(0, 11), "٣", "not_integer"), (codecs.integer(0, 11), "9" * 5000, "not_integer"),
     (codecs.integer(0, -1), "0", "out_of_range"), (codecs.real(0.0, 2.0), "nan", "not_finite"),
     (codecs.real(0.0, 2.0), "1e999", "not_finite"), (codecs.real(0.0, 2.0), "-inf", "not_finite"),
-    (codecs.real(0.0, 2.0), "2.5", "out_of_range"), (codecs.real(0.0, 2.0), "<script>", "not_number"),
+    (codecs.real(0.0, 2.0), "2.5", "out_of_range"),
+    (codecs.real(0.0, 2.0, least=1e-6), "1e-320", "near_zero"), (codecs.real(0.0, 2.0), "<script>", "not_number"),
     (codecs.boolean(), "maybe", "not_boolean"), (codecs.choice(["a"]), "A", "unknown_choice"),
     (codecs.choices(["a", "b"]), "a,gpt9", "unknown_choice"), (codecs.text(), HUGE, "too_long")])
 def test_codecs_refuse_garbage_with_a_reason(codec, raw, reason):

@@ -42,7 +42,8 @@ class Settings(NamedTuple):
 def filters(prefix: str, defaults=(1.0, 50, 0.9), cols=None) -> tuple[float, int, float]:
     """Temperature, top-k and top-p widgets (keys prefix_temperature, ...): they cannot give bad values."""
     cols = cols or st.columns(3)
-    codecs = (link.real(0.0, 2.0), link.integer(0, 200), link.real(0.01, 1.0))  # the sliders' ranges
+    codecs = (link.real(0.0, 2.0, least=sampling.MIN_TEMPERATURE), link.integer(0, 200),
+              link.real(0.01, 1.0))  # the sliders' ranges
     for key, default, codec in zip(("temperature", "top_k", "top_p"), defaults, codecs, strict=True):
         link.bind(f"{prefix}_{key}", default, codec)
     temperature = cols[0].slider(t("Temperature (0 = greedy)", "Temperatura (0 = gulosa)"), 0.0, 2.0, step=0.05,

@@ -80,8 +80,9 @@ def integer(lo: int, hi: int) -> Codec:
                  lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi)
 
 
-def real(lo: float, hi: float) -> Codec:
-    """A finite number from lo to hi, inclusive; NaN and infinities (1e999) are refused."""
+def real(lo: float, hi: float, least: float = 0.0) -> Codec:
+    """A finite number from lo to hi, inclusive; NaN and infinities (1e999) are refused, and so are numbers
+    between 0 and `least` (a temperature of 1e-320 is no slider's value and overflows the logits)."""
     def parse(s: str) -> float:
         if len(s) > _REAL_CHARS:
             raise LinkValueError("not_number")
@@ -93,10 +94,13 @@ def real(lo: float, hi: float) -> Codec:
             raise LinkValueError("not_finite")
         if not lo <= v <= hi:
             raise LinkValueError("out_of_range", lo=lo, hi=hi)
+        if 0 < abs(v) < least:
+            raise LinkValueError("near_zero", least=least)
         return v
 
     def accepts(v) -> bool:
-        return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and lo <= v <= hi
+        return (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and lo <= v <= hi
+                and not 0 < abs(v) < least)
 
     return Codec(parse, lambda v: format(float(v), ".10g"), accepts)
 

@@ -291,6 +291,8 @@ def reason_text(e: LinkValueError) -> str:
     d = e.details
     if e.reason == "out_of_range":
         return t(f"out of range {num(d['lo'])}–{num(d['hi'])}", f"fora do intervalo {num(d['lo'])}–{num(d['hi'])}")
+    if e.reason == "near_zero":
+        return t(f"neither 0 nor at least {d['least']:g}", f"nem 0 nem pelo menos {num(d['least'], 6)}")
     if e.reason == "too_long":
         return t(f"longer than {num(d['max'])} characters", f"mais de {num(d['max'])} caracteres")
     words = {"unknown_choice": ("not one of the options", "não é uma das opções"),

@@ -11,7 +11,9 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
+import unicodedata
 import warnings
 
 # Command modules, in the order `--help` lists them.
@@ -32,9 +34,36 @@ class LabError(Exception):
     """A problem with the user's input or environment: printed as one line, exit status 2."""
 
 
+MESSAGE_CHARS = 400  # an error line longer than this keeps its start and end, the middle left out
+_ESCAPED = {"Cc", "Cf", "Cs", "Zl", "Zp"}  # control, format (bidi overrides), lone surrogates, line breaks
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's default prints usage too; keep it to one line
         raise LabError(message)
+
+
+def text_arg(value: str) -> str:
+    """An argparse type for text typed on the command line: refused when it holds a lone surrogate (bytes that
+    were not UTF-8, which Python keeps as U+DC80..U+DCFF), as read_text refuses such a file."""
+    bad = _SURROGATE.search(value)
+    if bad:
+        raise argparse.ArgumentTypeError(
+            f"not valid UTF-8 text (a lone surrogate U+{ord(bad.group()):04X} at character {bad.start()}); "
+            "give the text in UTF-8")
+    return value
+
+
+def one_line(message: str) -> str:
+    """`message` as one readable terminal line: line breaks, control and bidi characters escaped, and a very
+    long message cut in the middle (a 200,000-character name or file name stays readable)."""
+    message = "".join(c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) in _ESCAPED else c
+                      for c in message)
+    if len(message) > MESSAGE_CHARS:
+        head, tail = MESSAGE_CHARS * 2 // 3, MESSAGE_CHARS // 3
+        message = f"{message[:head]} [... {len(message) - head - tail:,} characters ...] {message[-tail:]}"
+    return message
 
 
 def read_text(path: str) -> str:
@@ -52,13 +81,22 @@ def read_text(path: str) -> str:
         raise LabError(f"cannot read (permission denied): {path}") from None
     except UnicodeDecodeError as e:
         raise LabError(f"not UTF-8 text: {path} (byte {e.start})") from None
+    except ValueError:  # a NUL in the name, or a name the file system's encoding cannot write
+        raise LabError(f"not a usable file name: {path!r}") from None
     except OSError as e:  # name too long, symlink loop, I/O error...: the system's words, one line
         raise LabError(f"cannot read {path}: {e.strerror or e}") from None
 
 
 def print_json(obj) -> None:
-    """Write one JSON document to stdout (UTF-8, not ASCII-escaped)."""
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    """Write one JSON document to stdout (UTF-8, not ASCII-escaped), or ASCII-escaped when stdout cannot
+    carry it: a lone surrogate (a file name that is not UTF-8) is then written as its \\uXXXX escape."""
+    text, encoding = json.dumps(obj, ensure_ascii=False), getattr(sys.stdout, "encoding", None) or "utf-8"
+    if _SURROGATE.search(text) or encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        try:
+            text.encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            text = json.dumps(obj)
+    sys.stdout.write(text + "\n")
 
 
 def print_table(header: list[str], rows: list[list]) -> None:
@@ -93,11 +131,13 @@ def quiet_libraries() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Parse, run, and turn LabError into one line on stderr with exit status 2."""
     quiet_libraries()
+    if hasattr(sys.stdout, "reconfigure"):  # a table showing a non-UTF-8 file name prints it escaped, no traceback
+        sys.stdout.reconfigure(errors="backslashreplace")
     try:
         args = build_parser().parse_args(argv)
         return int(args.run(args) or 0)
     except LabError as e:
-        print(f"lab: error: {e}", file=sys.stderr)
+        print(f"lab: error: {one_line(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("lab: interrupted", file=sys.stderr)

@@ -10,7 +10,7 @@ tokens, ~0.4 GB of JSON) it refuses with exit 2 unless --max-floats allows more.
 
 from __future__ import annotations
 
-from lab.cli import LabError, print_json, print_table, read_text
+from lab.cli import LabError, print_json, print_table, read_text, text_arg
 from lab.cli.common import add_model_argument, load_model_arg
 
 MAX_FLOATS = 20_000_000  # attention --json refuses bigger arrays unless --max-floats says otherwise
@@ -21,7 +21,7 @@ def register(sub) -> None:
     p = sub.add_parser("attention", help="attention weights [layer, head, query, key] of one text")
     add_model_argument(p)
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--text", metavar="TEXT", help="the text")
+    src.add_argument("--text", type=text_arg, metavar="TEXT", help="the text")
     src.add_argument("--file", metavar="FILE", help="read the text from a UTF-8 file ('-' = stdin)")
     p.add_argument("--no-causal", action="store_true", help="run a decoder without its causal mask")
     p.add_argument("--json", action="store_true", help="print JSON (the full array)")
@@ -32,9 +32,9 @@ def register(sub) -> None:
     p = sub.add_parser("trophy", help="attention row of a word in two sentences: bit for bit equal?")
     add_model_argument(p)
     p.add_argument("--pair", choices=("en", "pt"), default="en", help="the course's pair (default en)")
-    p.add_argument("--a", metavar="TEXT", help="first sentence (with --b)")
-    p.add_argument("--b", metavar="TEXT", help="second sentence (with --a)")
-    p.add_argument("--word", metavar="WORD", help="the word whose attention row is compared")
+    p.add_argument("--a", type=text_arg, metavar="TEXT", help="first sentence (with --b)")
+    p.add_argument("--b", type=text_arg, metavar="TEXT", help="second sentence (with --a)")
+    p.add_argument("--word", type=text_arg, metavar="WORD", help="the word whose attention row is compared")
     p.add_argument("--no-causal", action="store_true", help="run a decoder without its causal mask")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run_trophy)

@@ -11,7 +11,7 @@ lab/embeddings.py for the conventions (3CosAdd / 3CosMul, leading space, exclusi
 
 from __future__ import annotations
 
-from lab.cli import LabError, print_json, print_table
+from lab.cli import LabError, print_json, print_table, text_arg
 from lab.cli.common import add_model_argument, load_model_arg
 
 
@@ -40,17 +40,17 @@ def _common(p) -> None:
 def register(sub) -> None:
     """Add the `analogy` and `neighbours` commands."""
     p = sub.add_parser("analogy", help="A - B + C over the model's input token embeddings")
-    p.add_argument("a", metavar="A")
-    p.add_argument("b", metavar="B")
-    p.add_argument("c", metavar="C")
+    p.add_argument("a", type=text_arg, metavar="A")
+    p.add_argument("b", type=text_arg, metavar="B")
+    p.add_argument("c", type=text_arg, metavar="C")
     _common(p)
     p.add_argument("--method", choices=("add", "mul"), default="add", help="3CosAdd (default) or 3CosMul")
     p.add_argument("--no-exclude", action="store_true", help="let the three input words be results too")
-    p.add_argument("--expected", metavar="WORD", help="also report the rank of this word, with and without exclusion")
+    p.add_argument("--expected", type=text_arg, metavar="WORD", help="also report the rank of this word, with and without exclusion")
     p.set_defaults(run=run_analogy)
 
     p = sub.add_parser("neighbours", help="the tokens nearest to a word by cosine of input embeddings")
-    p.add_argument("word", metavar="WORD")
+    p.add_argument("word", type=text_arg, metavar="WORD")
     _common(p)
     p.set_defaults(run=run_neighbours)
 

@@ -10,7 +10,7 @@ model's final prediction at that position.
 
 from __future__ import annotations
 
-from lab.cli import LabError, print_json, print_table, read_text
+from lab.cli import LabError, print_json, print_table, read_text, text_arg
 from lab.cli.common import add_model_argument, load_model_arg
 
 
@@ -19,12 +19,12 @@ def register(sub) -> None:
     p = sub.add_parser("lens", help="the logit lens: what every layer would predict next")
     add_model_argument(p)
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--text", metavar="TEXT", help="the text")
+    src.add_argument("--text", type=text_arg, metavar="TEXT", help="the text")
     src.add_argument("--file", metavar="FILE", help="read the text from a UTF-8 file ('-' = stdin)")
     p.add_argument("--top", type=int, default=5, metavar="K", help="top tokens kept per layer and position (default 5)")
     p.add_argument("--position", type=int, default=-1, metavar="P",
                    help="the position whose target is followed up the layers (default -1, the last token)")
-    p.add_argument("--target", metavar="WORD", help="follow this token (exactly as typed, one token) instead of "
+    p.add_argument("--target", type=text_arg, metavar="WORD", help="follow this token (exactly as typed, one token) instead of "
                                                     "the model's final prediction")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run_lens)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from lab.cli import LabError, print_json, print_table
+from lab.cli import LabError, one_line, print_json, print_table
 
 
 def register(sub) -> None:
@@ -58,7 +58,7 @@ def run_prefetch(args) -> int:
         try:
             where = download(name)
         except ModelUnavailable as e:
-            print(f"lab: error: {e}", file=sys.stderr)
+            print(f"lab: error: {one_line(str(e))}", file=sys.stderr)
             failed += 1
             continue
         print(f"{name}: ready offline ({human_bytes(REGISTRY[name].download_bytes)}) in {where}")

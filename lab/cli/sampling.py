@@ -13,7 +13,7 @@ tokenizer gives; `text` is the continuation only (the prompt is not repeated).
 
 from __future__ import annotations
 
-from lab.cli import LabError, print_json, print_table
+from lab.cli import LabError, print_json, print_table, text_arg
 from lab.cli.common import add_model_argument, load_model_arg
 
 
@@ -35,7 +35,7 @@ def _whole(value: str) -> int:
 
 def _filters(p) -> None:
     """Add --temperature, --top-k and --top-p."""
-    p.add_argument("--prompt", required=True, help="the text to continue")
+    p.add_argument("--prompt", type=text_arg, required=True, help="the text to continue")
     p.add_argument("--temperature", type=_number, default=1.0, metavar="T", help="0 = greedy (default 1)")
     p.add_argument("--top-k", type=_whole, default=0, metavar="K", help="keep the K most likely tokens (0 = off)")
     p.add_argument("--top-p", type=_number, default=1.0, metavar="P",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from lab.cli import LabError, print_json
@@ -16,6 +17,8 @@ def run_corpus(args) -> int:
 
     if not shutil.which("apt-get") or not shutil.which("dpkg"):
         raise LabError("building the corpus needs apt-get and dpkg (a Debian or Ubuntu system)")
+    _make_dir(args.out, "--out")
+    _make_dir(args.work, "--work")
     result = corpus.build(args.out, args.work, log=lambda s: print(s, flush=True))
     if args.json:
         print_json(result)
@@ -28,10 +31,62 @@ def run_corpus(args) -> int:
     return 0
 
 
+def _exists(path: Path) -> bool:
+    """path.exists(), and False for a name no file can have (too long, a NUL in it)."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
+def _make_dir(value: str, option: str) -> None:
+    """Create the output directory `value` now, before hours of work; LabError with one line if it cannot be."""
+    if not value.strip():
+        raise LabError(f"{option}: give a directory name")
+    try:
+        Path(value).mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise LabError(f"{option} {value}: a file of that name is in the way") from None
+    except (OSError, ValueError) as e:  # too long, read-only, a NUL in the name...
+        raise LabError(f"{option} {value}: cannot create this directory ({getattr(e, 'strerror', None) or e})") from None
+
+
+def _check_numbers(args) -> None:
+    """LabError for a count below 1, a budget that is not a positive number of minutes, a seed numpy refuses."""
+    for option, value in (("--steps", getattr(args, "steps", None)), ("--eval-windows", args.eval_windows)):
+        if value is not None and value < 1:
+            raise LabError(f"{option} must be at least 1, not {value}")
+    minutes = getattr(args, "minutes", None)
+    if minutes is not None and not (math.isfinite(minutes) and minutes > 0):
+        raise LabError(f"--minutes must be a positive number of minutes, not {minutes}")
+    seed = getattr(args, "seed", 0)
+    if not 0 <= seed < 2**32:
+        raise LabError(f"--seed must be between 0 and 2**32 - 1, not {seed}")
+
+
+def _check_device(name: str) -> str:
+    """The device `name` stands for (auto resolved); LabError unless it is cpu, mps or a CUDA device here."""
+    import torch
+
+    from lab.course.train import pick_device
+
+    try:
+        device = torch.device(pick_device(name))
+    except (RuntimeError, ValueError, TypeError):
+        device = None
+    if device is None or device.type not in ("cpu", "cuda", "mps"):
+        raise LabError(f"--device {name!r}: not a device; use auto, cpu, cuda, cuda:N or mps")
+    if device.type == "cuda" and not (torch.cuda.is_available() and (device.index or 0) < torch.cuda.device_count()):
+        raise LabError(f"--device {name}: no such CUDA device on this machine")
+    if device.type == "mps" and not torch.backends.mps.is_available():
+        raise LabError(f"--device {name}: MPS is not available on this machine")
+    return str(device)
+
+
 def _check_corpus(path: str) -> None:
     """LabError unless `path` holds the token streams and tokenizers `lab corpus` writes."""
     need = [Path(path) / "tokens" / "train.npy", Path(path) / "tokenizers" / "gpt2"]
-    missing = [str(p) for p in need if not p.exists()]
+    missing = [str(p) for p in need if not _exists(p)]
     if missing:
         raise LabError(f"no corpus at {path} (missing {missing[0]}); run `python -m lab corpus` first")
 
@@ -40,12 +95,17 @@ def run_train(args) -> int:
     """Train the decoder and/or encoder, save them, evaluate; print the results summary."""
     from lab.course import train
 
-    _check_corpus(args.corpus)
-    if args.init and not (Path(args.init) / "model.safetensors").exists():
-        raise LabError(f"--init: no model.safetensors in {args.init}")
+    _check_numbers(args)
     models = tuple(m for m in args.models.split(",") if m)
     if not models or any(m not in train.MODELS for m in models):
         raise LabError(f"--models: choose from {', '.join(train.MODELS)}")
+    _check_corpus(args.corpus)
+    if args.init and not _exists(Path(args.init) / "model.safetensors"):
+        raise LabError(f"--init: no model.safetensors in {args.init}")
+    if args.init and len(models) != 1:
+        raise LabError("--init resumes one model: pass --models decoder or --models encoder")
+    _check_device(args.device)
+    _make_dir(args.out, "--out")
     results = train.run(args.preset, args.corpus, args.out, args.device, args.seed, args.minutes, args.steps,
                         models, not args.no_eval, args.eval_windows, log=lambda s: print(s, flush=True),
                         init=args.init)
@@ -58,10 +118,12 @@ def run_eval(args) -> int:
     """Evaluate saved course models on the held-out split (results.json and PNGs in --dir)."""
     from lab.course import evaluate as course_eval
 
+    _check_numbers(args)
     _check_corpus(args.corpus)
-    if not (Path(args.dir) / "course-gpt2").exists() and not (Path(args.dir) / "course-roberta").exists():
+    if not _exists(Path(args.dir) / "course-gpt2") and not _exists(Path(args.dir) / "course-roberta"):
         raise LabError(f"no course-gpt2/ or course-roberta/ model directory in {args.dir}")
-    results = course_eval.run(args.dir, args.corpus, device=args.device, limit=args.eval_windows,
+    device = _check_device(args.device)
+    results = course_eval.run(args.dir, args.corpus, device=device, limit=args.eval_windows,
                               log=lambda s: print(s, flush=True))
     if args.json:
         print_json({k: v for k, v in results.items() if k != "training"})
