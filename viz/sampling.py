@@ -95,13 +95,22 @@ def colour(p: float) -> str:
     return f"rgba(37, 99, 235, {0.08 + 0.62 * max(0.0, min(1.0, p)):.3f})"
 
 
+def one_line_html(text: str) -> str:
+    """text escaped for HTML that st.markdown shows as typed: newlines as &#10; (a blank line would end the HTML
+    block, and the Markdown after it, ** $ :red[...], would be rendered), colons as &#58; (Streamlit rewrites
+    ":material/" in the source before parsing it). CR and CRLF show as a newline, as an HTML parser makes them."""
+    return (html.escape(text).replace("\r\n", "\n").replace("\r", "\n").replace("\n", "&#10;")
+            .replace(":", "&#58;"))
+
+
 def coloured_tokens(tokens: list[dict], prompt: str = "", cursor: bool = False, lang: str = "en") -> str:
-    """The prompt (plain grey) then each token (dicts with token, p) on a background by its p; escaped HTML."""
-    spans = [f'<span style="color:#64748b;white-space:pre-wrap">{html.escape(prompt)}</span>'] if prompt else []
+    """The prompt (plain grey) then each token (dicts with token, p) on a background by its p; escaped HTML
+    on one line (st.markdown shows it: see one_line_html)."""
+    spans = [f'<span style="color:#64748b;white-space:pre-wrap">{one_line_html(prompt)}</span>'] if prompt else []
     for i, t in enumerate(tokens):
         p = written(f"{t['p']:.4f}", lang)
         spans.append(f'<span class="samp-tok" title="{i + 1} · p = {p}" style="background:{colour(t["p"])};'
-                     f'white-space:pre-wrap;border-radius:3px">{html.escape(t["token"])}</span>')
+                     f'white-space:pre-wrap;border-radius:3px">{one_line_html(t["token"])}</span>')
     if cursor:
         spans.append('<span style="color:#94a3b8">▍</span>')
     return f'<div class="samp-text" style="line-height:1.9;font-size:1.05em">{"".join(spans)}</div>'
