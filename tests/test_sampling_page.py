@@ -191,3 +191,14 @@ def test_portuguese_page_and_inputs_survive_a_page_switch(tiny_course):
     assert any("Amostragem" in link.label and "07" in link.label for link in at.get("page_link"))
     at.switch_page("app_pages/sampling.py").run()
     assert not at.exception and at.slider(key="samp_top_k").value == 7
+
+
+def test_a_longer_prompt_keeps_the_number_of_new_tokens_while_it_fits(tiny_course):
+    at = open_page()
+    at.slider(key="samp_n").set_value(20).run()
+    top = at.slider(key="samp_n").max
+    at.text_area(key="samp_prompt").set_value(PROMPTS["en"] + " and a few more words").run()
+    assert at.slider(key="samp_n").max < top  # less room: a new slider range (a new widget to Streamlit)
+    assert at.slider(key="samp_n").value == 20 and not at.exception
+    at.text_area(key="samp_prompt").set_value("a " * 50).run()  # about 50 of the 64 positions: less than 20 fit
+    assert at.slider(key="samp_n").value == at.slider(key="samp_n").max < 20

@@ -106,8 +106,9 @@ def bind(key: str, default, codec: Codec):
     if from_url and raw is None and isinstance(current, str) and codec.format(current) is None:
         from_url = False  # a text too long for any link: no entry ever carried it
     value = _from_url(key, raw, default, codec) if from_url else current
-    if key not in st.session_state or not _same(st.session_state[key], value):
-        st.session_state[key] = value
+    # Written on every run, even unchanged: a widget whose range changed (the sampling page's "New tokens"
+    # when a longer prompt leaves less room) is a new widget to Streamlit, which would start it at its minimum.
+    st.session_state[key] = value
     st.session_state[f"{key}_saved"] = value
     _too_long_note(value, codec)
     run = _run.get()
