@@ -1,6 +1,7 @@
 """Shared fixtures: tiny random models saved in Hugging Face format (never a download)."""
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -69,3 +70,19 @@ def course_standins(tmp_path, monkeypatch, tiny_model_dirs):
     yield tmp_path / "hf" / "hub"
     for clear in (model_cache.clear, st.cache_data.clear, perplexity_data.clear):
         clear()
+
+
+@pytest.fixture(scope="module")
+def tiny_hub_app(tmp_path_factory, tiny_model_dirs):
+    """The app's URL on a real server (one per test module), offline, where "gpt2" and "roberta-base" are
+    tiny random models (2 layers x 4 heads) in a fake Hugging Face cache. Needs Chromium (require_browser)."""
+    from tests.streamlit_server import require_browser, streamlit_server
+    from tests.test_models import fake_hub_cache
+
+    require_browser()
+    hf = tmp_path_factory.mktemp("hf")
+    fake_hub_cache(hf / "hub", "openai-community/gpt2", tiny_model_dirs["gpt2"])
+    fake_hub_cache(hf / "hub", "FacebookAI/roberta-base", tiny_model_dirs["roberta"])
+    env = {"HF_HOME": str(hf), "HF_HUB_CACHE": str(hf / "hub"), "HF_HUB_OFFLINE": "1"}
+    with streamlit_server(str(Path(__file__).resolve().parents[1] / "app.py"), env=env) as url:
+        yield url

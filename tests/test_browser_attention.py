@@ -2,24 +2,9 @@
 
 from pathlib import Path
 
-import pytest
-
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
-from tests.test_models import fake_hub_cache
+from tests.streamlit_server import chromium, new_page, wait_idle
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory, tiny_model_dirs):
-    """The app, offline, where "gpt2" and "roberta-base" are tiny random models in the HF cache."""
-    require_browser()
-    hf = tmp_path_factory.mktemp("hf")
-    fake_hub_cache(hf / "hub", "openai-community/gpt2", tiny_model_dirs["gpt2"])
-    fake_hub_cache(hf / "hub", "FacebookAI/roberta-base", tiny_model_dirs["roberta"])
-    env = {"HF_HOME": str(hf), "HF_HUB_CACHE": str(hf / "hub"), "HF_HUB_OFFLINE": "1"}
-    with streamlit_server(env=env) as url:
-        yield url
 
 
 def open_page(browser, url: str, link: str, ready: str):
@@ -50,9 +35,9 @@ def selected(page, label: str) -> str:
     return page.get_by_role("combobox", name=label).input_value()
 
 
-def test_attention_page_switches_heads(app_url):
+def test_attention_page_switches_heads(tiny_hub_app):
     with chromium() as browser:
-        page = open_page(browser, app_url, "Attention heads", '[data-testid="stImage"] img')
+        page = open_page(browser, tiny_hub_app, "Attention heads", '[data-testid="stImage"] img')
         assert page.locator('[data-testid="stImage"] img').evaluate("i => i.complete && i.naturalWidth > 0")
         wait_for_count(page, '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg', 2)
         # The heatmap (legend included) stays inside its column instead of sliding under "All heads".
@@ -80,9 +65,9 @@ def test_attention_page_switches_heads(app_url):
         assert page.dialogs == []
 
 
-def test_causal_page_shows_the_trophy_and_switches_heads(app_url):
+def test_causal_page_shows_the_trophy_and_switches_heads(tiny_hub_app):
     with chromium() as browser:
-        page = open_page(browser, app_url, "The causal mask", '[data-testid="stMetric"]')
+        page = open_page(browser, tiny_hub_app, "The causal mask", '[data-testid="stMetric"]')
         metrics = {m.locator('[data-testid="stMetricLabel"]').inner_text().strip():
                    m.locator('[data-testid="stMetricValue"]').inner_text().strip()
                    for m in page.locator('[data-testid="stMetric"]').all()}

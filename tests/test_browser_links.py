@@ -2,30 +2,13 @@
 views one change at a time, across pages too. Tiny random models stand in for GPT-2 (a fake offline HF cache)."""
 
 import time
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
-
-import pytest
 
 from lab import registry
 from lab.embeddings import PRESETS
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
-from tests.test_models import fake_hub_cache
+from tests.streamlit_server import chromium, new_page, wait_idle
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TEXT = "The cat sat on the mat because it was tired."
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory, tiny_model_dirs):
-    """The app, offline, where "gpt2" and "roberta-base" are tiny random models (2 layers x 4 heads)."""
-    require_browser()
-    hf = tmp_path_factory.mktemp("hf")
-    fake_hub_cache(hf / "hub", "openai-community/gpt2", tiny_model_dirs["gpt2"])
-    fake_hub_cache(hf / "hub", "FacebookAI/roberta-base", tiny_model_dirs["roberta"])
-    env = {"HF_HOME": str(hf), "HF_HUB_CACHE": str(hf / "hub"), "HF_HUB_OFFLINE": "1"}
-    with streamlit_server(APP, env=env) as url:
-        yield url
 
 
 def open_link(browser, url: str, path: str, ready: str):
@@ -80,11 +63,11 @@ def no_errors(page) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0 and page.dialogs == []
 
 
-def test_a_shared_link_reproduces_the_view_in_a_fresh_tab(app_url):
+def test_a_shared_link_reproduces_the_view_in_a_fresh_tab(tiny_hub_app):
     link = f"/attention?model=gpt2&attn_layer=1&attn_head=3&attn_metric=entropy&attn_text={TEXT.replace(' ', '+')}"
     with chromium() as browser:
         for _ in range(2):  # the teacher's tab, then a student's fresh one: the same view
-            page = open_link(browser, app_url, link, 'text="Layer 1, head 3"')
+            page = open_link(browser, tiny_hub_app, link, 'text="Layer 1, head 3"')
             assert (selected(page, "Layer"), selected(page, "Head")) == ("1", "3")
             assert page.get_by_role("textbox", name="Text").input_value() == TEXT
             assert page.get_by_role("radio", name="entropy (bits)").is_checked()
@@ -94,9 +77,9 @@ def test_a_shared_link_reproduces_the_view_in_a_fresh_tab(app_url):
             page.close()
 
 
-def test_garbage_in_a_link_opens_the_defaults_with_a_notice(app_url):
+def test_garbage_in_a_link_opens_the_defaults_with_a_notice(tiny_hub_app):
     with chromium() as browser:
-        page = open_link(browser, app_url, "/attention?model=gpt2&attn_layer=99&attn_head=%3Cscript%3E",
+        page = open_link(browser, tiny_hub_app, "/attention?model=gpt2&attn_layer=99&attn_head=%3Cscript%3E",
                          'text="Layer 0, head 0"')
         notice = page.locator('[data-testid="stAlert"]').filter(has_text="Ignored from the link")
         assert notice.count() == 1 and "attn_layer=99" in notice.inner_text()
@@ -105,9 +88,9 @@ def test_garbage_in_a_link_opens_the_defaults_with_a_notice(app_url):
         no_errors(page)
 
 
-def test_back_and_forward_walk_through_the_views(app_url):
+def test_back_and_forward_walk_through_the_views(tiny_hub_app):
     with chromium() as browser:
-        page = open_link(browser, app_url, "/attention?model=gpt2", 'text="Layer 0, head 0"')
+        page = open_link(browser, tiny_hub_app, "/attention?model=gpt2", 'text="Layer 0, head 0"')
         choose(page, "Head", "2")
         assert params(page)["attn_head"] == "2"
         choose(page, "Head", "3")
@@ -141,10 +124,10 @@ def test_back_and_forward_walk_through_the_views(app_url):
         no_errors(page)
 
 
-def test_a_change_of_several_inputs_is_one_step_back(app_url):
+def test_a_change_of_several_inputs_is_one_step_back(tiny_hub_app):
     """A preset fills four words at once: one history entry, so one Back restores all of them."""
     with chromium() as browser:
-        page = open_link(browser, app_url, "/analogies?model=gpt2", 'text="Nearest neighbours"')
+        page = open_link(browser, tiny_hub_app, "/analogies?model=gpt2", 'text="Nearest neighbours"')
         words = lambda: [page.get_by_role("textbox", name=n, exact=True).input_value() for n in ("A", "− B", "+ C")]  # noqa: E731
         settle(page, lambda: words() == ["king", "man", "woman"])
         page.get_by_role("combobox", name="Preset").click()
@@ -164,10 +147,10 @@ def test_a_change_of_several_inputs_is_one_step_back(app_url):
         no_errors(page)
 
 
-def test_back_restores_the_sidebar_model_language_and_presentation(app_url):
+def test_back_restores_the_sidebar_model_language_and_presentation(tiny_hub_app):
     """The sidebar's settings are part of the view too: Back undoes a model, a language and a presentation switch."""
     with chromium() as browser:
-        page = open_link(browser, app_url, "/attention?model=gpt2", '[data-testid="stImage"] img')
+        page = open_link(browser, tiny_hub_app, "/attention?model=gpt2", '[data-testid="stImage"] img')
         model = page.get_by_role("combobox", name="Model")
 
         def picked(name):

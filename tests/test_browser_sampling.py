@@ -3,26 +3,10 @@
 import os
 from pathlib import Path
 
-import pytest
+from tests.streamlit_server import chromium, new_page, wait_idle
 
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
-from tests.test_models import fake_hub_cache
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")  # absolute: the server's working folder may differ
 TEXT = '.st-key-samp_stream .samp-text'
 SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "sampling.png"
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory, tiny_model_dirs):
-    """The app, offline, where "gpt2" and "roberta-base" are tiny random models in the HF cache."""
-    require_browser()
-    hf = tmp_path_factory.mktemp("hf")
-    fake_hub_cache(hf / "hub", "openai-community/gpt2", tiny_model_dirs["gpt2"])
-    fake_hub_cache(hf / "hub", "FacebookAI/roberta-base", tiny_model_dirs["roberta"])
-    env = {"HF_HOME": str(hf), "HF_HUB_CACHE": str(hf / "hub"), "HF_HUB_OFFLINE": "1"}
-    with streamlit_server(APP, env=env) as url:
-        yield url
 
 
 def open_sampling(browser, url: str, model: str = "gpt2"):
@@ -40,9 +24,9 @@ def temperature(page):
     return page.get_by_role("slider", name="Temperature (0 = greedy)").first  # then B's, lower down
 
 
-def test_moving_the_temperature_slider_changes_the_text(app_url):
+def test_moving_the_temperature_slider_changes_the_text(tiny_hub_app):
     with chromium() as browser:
-        page = open_sampling(browser, app_url)
+        page = open_sampling(browser, tiny_hub_app)
         page.wait_for_selector(f"{TEXT} .samp-tok", timeout=60_000)
         before = page.locator(TEXT).inner_text()
         assert page.locator(f"{TEXT} .samp-tok").count() == 32
@@ -72,20 +56,20 @@ def test_moving_the_temperature_slider_changes_the_text(app_url):
         assert page.dialogs == []
 
 
-def test_an_encoder_gets_a_message_not_a_broken_page(app_url):
+def test_an_encoder_gets_a_message_not_a_broken_page(tiny_hub_app):
     with chromium() as browser:
-        page = open_sampling(browser, app_url, model="roberta-base")
+        page = open_sampling(browser, tiny_hub_app, model="roberta-base")
         assert "model=roberta-base" in page.url
         assert page.get_by_text("Sampling needs a decoder").count() == 1
         assert page.locator('[data-testid="stSlider"]').count() == 0
         assert page.locator('[data-testid="stException"]').count() == 0
 
 
-def test_the_course_model_streams_and_the_screenshot(app_url, tmp_path):
+def test_the_course_model_streams_and_the_screenshot(tiny_hub_app, tmp_path):
     """The offline default (course-gpt2, the real small model) on the page; docs/sampling.png from it."""
     with chromium() as browser:
         page = new_page(browser, height=2300)
-        page.goto(f"{app_url}/")
+        page.goto(f"{tiny_hub_app}/")
         wait_idle(page)
         page.get_by_text("Sampling").first.click()
         page.wait_for_selector(f"{TEXT} .samp-tok", timeout=120_000)
