@@ -159,7 +159,7 @@ def test_twenty_two_sessions_at_once_on_one_shared_model(tmp_path):
         running_at_visit = sum(script_state(p) == "running" for p in tabs.values())
         visitor = new_page(browser)
         t1 = time.monotonic()
-        visitor.goto(f"{url}/tokens")
+        visitor.goto(f"{url}/tokens", timeout=VISITOR_LIMIT_S * 1000)  # the stated bound, not the 30 s default
         visitor.wait_for_selector('h1:has-text("Tokenization")', timeout=VISITOR_LIMIT_S * 1000)
         visitor.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                                   timeout=VISITOR_LIMIT_S * 1000)
