@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lab import models, registry
-from lab.attention import labels
+from lab.attention import can_drop_mask, labels
 from lab.causal import TROPHY
 from ui import attention_data as data
 from ui import exports, presentation
@@ -12,6 +12,34 @@ from ui.i18n import lang, t
 from ui.limits import cap_text, offered
 from ui.model_loader import current_model, get_model
 from viz import attention as viz
+
+
+def mask_section(m, text: str) -> None:
+    """The sentence's scores and weights with the mask and without it, and the loss each gives."""
+    link.bind("mask_layer", 0, link.integer(0, m.n_layer - 1))  # ranges of the model just loaded
+    link.bind("mask_head", 0, link.integer(0, m.n_head - 1))
+    c1, c2 = st.columns(2)
+    layer = c1.selectbox(t("Layer", "Camada"), range(m.n_layer), key="mask_layer")
+    head = c2.selectbox(t("Head", "Cabeça"), range(m.n_head), key="mask_head")
+    views, words = {True: data.mask_view(m.name, text, True)}, data.names()
+    try:
+        views[False] = data.mask_view(m.name, text, False)
+    except ValueError as e:  # GPT-1's mask is built into every layer
+        st.warning(t(f"Without the mask: not available for this model ({e}).",
+                     f"Sem a máscara: indisponível para {m.name}, que embute a máscara causal em cada camada de "
+                     "atenção; tirá-la exigiria alterar o modelo compartilhado, o que este app nunca faz."))
+    if views[True]["n_total"] > viz.HEATMAP_MAX:
+        st.caption(t(f"Showing the first {viz.HEATMAP_MAX} tokens.", f"Mostrando os primeiros {viz.HEATMAP_MAX} tokens."))
+    for on, v in views.items():
+        st.subheader(t("With the causal mask", "Com a máscara causal") if on else t("Without the mask", "Sem a máscara"))
+        left, right = presentation.stacking(f"causal-{on}").columns(2)
+        exports.chart(f"scores-{'masked' if on else 'unmasked'}", left, viz.heatmap(v["scores"][layer, head], labels(v["tokens"]), t("Scores q·k/√d (before softmax)",
+                          "Scores q·k/√d (antes do softmax)"), value_title="score", scheme="purpleorange", digits=1, names=words,
+                          lang=lang()))
+        exports.chart(f"weights-{'masked' if on else 'unmasked'}", right, viz.heatmap(v["attention"][layer, head], labels(v["tokens"]), t("Weights (after softmax)",
+                           "Pesos (depois do softmax)"), names=words, lang=lang()))
+    data.loss_without_mask(views)
+
 
 st.title(t("The causal mask, on and off", "A máscara causal, ligada e desligada"))
 presentation.explain(t("A decoder adds −∞ to every score above the diagonal, so after the softmax each token gives exactly "
@@ -25,34 +53,13 @@ if m.kind != "decoder":
     st.info(t(f"{m.name} is an encoder: it has no causal mask. Using the course decoder, {models.DEFAULT_OFFLINE}.",
               f"{m.name} é um encoder: não tem máscara causal. Usando o decoder do curso, {models.DEFAULT_OFFLINE}."))
     m = get_model(models.DEFAULT_OFFLINE)
+words = data.names()
 link.bind("mask_text", TROPHY[lang()][0], link.text())
 text = st.text_input(t("Sentence", "Frase"), key="mask_text", max_chars=cap_text("mask_text"))
-if not text.strip():
+if text.strip():
+    mask_section(m, text)
+else:  # the trophy experiment below does not need this sentence: it stays
     st.info(t("Type a sentence.", "Digite uma frase."))
-    st.stop()
-link.bind("mask_layer", 0, link.integer(0, m.n_layer - 1))  # ranges of the model just loaded
-link.bind("mask_head", 0, link.integer(0, m.n_head - 1))
-c1, c2 = st.columns(2)
-layer = c1.selectbox(t("Layer", "Camada"), range(m.n_layer), key="mask_layer")
-head = c2.selectbox(t("Head", "Cabeça"), range(m.n_head), key="mask_head")
-views, words = {True: data.mask_view(m.name, text, True)}, data.names()
-try:
-    views[False] = data.mask_view(m.name, text, False)
-except ValueError as e:  # GPT-1's mask is built into every layer
-    st.warning(t(f"Without the mask: not available for this model ({e}).",
-                 f"Sem a máscara: indisponível para {m.name}, que embute a máscara causal em cada camada de "
-                 "atenção; tirá-la exigiria alterar o modelo compartilhado, o que este app nunca faz."))
-if views[True]["n_total"] > viz.HEATMAP_MAX:
-    st.caption(t(f"Showing the first {viz.HEATMAP_MAX} tokens.", f"Mostrando os primeiros {viz.HEATMAP_MAX} tokens."))
-for on, v in views.items():
-    st.subheader(t("With the causal mask", "Com a máscara causal") if on else t("Without the mask", "Sem a máscara"))
-    left, right = presentation.stacking(f"causal-{on}").columns(2)
-    exports.chart(f"scores-{'masked' if on else 'unmasked'}", left, viz.heatmap(v["scores"][layer, head], labels(v["tokens"]), t("Scores q·k/√d (before softmax)",
-                      "Scores q·k/√d (antes do softmax)"), value_title="score", scheme="purpleorange", digits=1, names=words,
-                      lang=lang()))
-    exports.chart(f"weights-{'masked' if on else 'unmasked'}", right, viz.heatmap(v["attention"][layer, head], labels(v["tokens"]), t("Weights (after softmax)",
-                       "Pesos (depois do softmax)"), names=words, lang=lang()))
-data.loss_without_mask(views)
 
 st.header(t("The trophy experiment", "O experimento do troféu"))
 presentation.explain(t("Change only the adjective at the end. In a decoder, the attention row of the word is computed before "
@@ -68,7 +75,7 @@ encoders = offered([n for n, i in registry.REGISTRY.items() if i.kind == "encode
 link.bind("trophy_encoder", data.default_encoder(), link.choice(encoders))
 encoder = st.selectbox(t("Encoder beside it", "Encoder ao lado"), encoders, key="trophy_encoder")
 try:
-    series = data.trophy_series(m.name, encoder, a, b, word, views)
+    series = data.trophy_series(m.name, encoder, a, b, word, [True, False] if can_drop_mask(m.model) else [True])
 except ValueError as e:  # TrophyError (quotes the sentences), a model that cannot load
     series = {}
     data.show_problem(e)

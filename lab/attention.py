@@ -103,6 +103,11 @@ def additive_mask(valid, causal: bool, dtype):
     return torch.where(allowed, zero, torch.finfo(dtype).min)  # (B, 1, T, T)
 
 
+def can_drop_mask(model) -> bool:
+    """Whether this decoder can run without its causal mask while staying unchanged (GPT-2: yes, GPT-1: no)."""
+    return kind(model) == "decoder" and model.config.model_type in NO_MASK_OK
+
+
 def run(model, batch: list[list[int]], causal: bool = True, hidden: bool = False, logits: bool = False):
     """One forward pass over a right-padded batch of id lists; the model's output object.
 
@@ -123,7 +128,7 @@ def run(model, batch: list[list[int]], causal: bool = True, hidden: bool = False
     input_ids = torch.tensor([ids + [pad] * (t - len(ids)) for ids in batch])  # (B, T)
     valid = torch.tensor([[True] * len(ids) + [False] * (t - len(ids)) for ids in batch])  # (B, T)
     mtype = model.config.model_type
-    if kind(model) == "decoder" and mtype in NO_MASK_OK:
+    if can_drop_mask(model):
         mask = additive_mask(valid, causal, model.dtype)  # (B, 1, T, T)
     elif kind(model) == "decoder" and not causal:
         raise MaskUnsupported(f"{mtype} builds its causal mask into every attention layer; running it "

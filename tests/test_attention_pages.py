@@ -138,6 +138,9 @@ def test_causal_page_on_gpt1_keeps_the_mask(tiny_course, tiny_model_dirs):
     at = open_page("app_pages/causal_mask.py", model="openai-gpt")
     assert len(at.subheader) == 1 and any("not available" in w.value for w in at.warning)
     assert {m.label: m.value for m in at.metric}["decoder, mask on"] == "0.0"
+    at.text_input(key="mask_text").set_value(" ").run()  # without the sentence, the trophy still knows GPT-1
+    assert not at.exception and not at.warning and not at.subheader  # keeps its mask
+    assert [m.label for m in at.metric] == ["decoder, mask on", "encoder (course-roberta)"]
 
 
 def test_causal_page_with_an_encoder_picked_uses_the_course_decoder(tiny_course):
@@ -201,7 +204,10 @@ def test_causal_page_keeps_its_inputs_across_a_page_switch_and_an_emptied_senten
     assert not at.exception
     assert at.text_input(key="mask_text").value == "Uma frase minha." and at.selectbox(key="mask_head").value == 2
     assert at.text_input(key="trophy_b").value == b and at.text_input(key="trophy_word").value == "it"
-    at.text_input(key="mask_text").set_value("").run()  # the page stops before the trophy inputs
+    at.text_input(key="mask_text").set_value("").run()  # no heatmaps; the trophy experiment stays
+    assert not at.exception and any(i.value == "Type a sentence." for i in at.info) and not at.subheader
+    assert at.text_input(key="trophy_b").value == b
+    assert {m.label: m.value for m in at.metric}["decoder, mask on"] == "0.0"
     at.text_input(key="mask_text").set_value("De novo.").run()
     assert not at.exception and at.text_input(key="trophy_b").value == b
     assert at.text_input(key="trophy_a").value == TROPHY["en"][0]
