@@ -21,7 +21,8 @@ In English a string fails when it holds a word from PORTUGUESE.
 
 Besides each page's first view: the sampling page's second comparison, the loader's errors (a hub model
 not downloaded, one over the memory budget), the notices for an encoder where a decoder is needed, and
-each page's own problems (a word of several tokens, a prompt too long, empty texts); and each loader
+each page's own problems (a word of several tokens, a prompt too long, empty texts, an own text
+longer than the perplexity page measures); and each loader
 error raised by the real code, in both languages (English: exactly the CLI's line).
 
 Known limit, not checked: a float slider (temperature, top-p) is drawn by Streamlit with a printf
@@ -433,6 +434,8 @@ ERROR_VIEWS = [
     ("causal_mask", {"trophy_word": "mesa"}, {}),
     ("tokens", {"tokens_pt": ""}, {}),
     ("attention", {"attn_text": " "}, {}),
+    ("perplexity", {"ppl_source": "own", "ppl_text": "Uma frase do leitor, " * 300,  # cut at 6,000 characters
+                    "ppl_models": ["course-gpt2-1x64"]}, {}),
 ]
 
 
