@@ -30,11 +30,13 @@ class LinkValueError(ValueError):
 @dataclass(frozen=True)
 class Codec:
     """parse: URL text -> value (LinkValueError); format: value -> URL text (None: it cannot travel);
-    accepts: whether a value held in the session is valid here."""
+    accepts: whether a value held in the session is valid here; shape: the widget's range or options
+    (when it changes, Streamlit draws a new widget, which url_state.bind must hand the value)."""
 
     parse: Callable[[str], Any]
     format: Callable[[Any], str | None]
     accepts: Callable[[Any], bool]
+    shape: Any = None
 
 
 def choice(options: Iterable) -> Codec:
@@ -46,7 +48,7 @@ def choice(options: Iterable) -> Codec:
             raise LinkValueError("unknown_choice")
         return by_text[s]
 
-    return Codec(parse, str, lambda v: _is_option(v, by_text))
+    return Codec(parse, str, lambda v: _is_option(v, by_text), shape=tuple(by_text))
 
 
 def choices(options: Iterable) -> Codec:
@@ -63,7 +65,7 @@ def choices(options: Iterable) -> Codec:
         return picked
 
     return Codec(parse, lambda v: ",".join(map(str, v)),
-                 lambda v: isinstance(v, list) and all(_is_option(x, by_text) for x in v))
+                 lambda v: isinstance(v, list) and all(_is_option(x, by_text) for x in v), shape=tuple(by_text))
 
 
 def integer(lo: int, hi: int) -> Codec:
@@ -77,7 +79,7 @@ def integer(lo: int, hi: int) -> Codec:
         return v
 
     return Codec(parse, lambda v: str(int(v)),
-                 lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi)
+                 lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi, shape=(lo, hi))
 
 
 def real(lo: float, hi: float, least: float = 0.0) -> Codec:
@@ -102,7 +104,7 @@ def real(lo: float, hi: float, least: float = 0.0) -> Codec:
         return (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and lo <= v <= hi
                 and not 0 < abs(v) < least)
 
-    return Codec(parse, lambda v: format(float(v), ".10g"), accepts)
+    return Codec(parse, lambda v: format(float(v), ".10g"), accepts, shape=(lo, hi, least))
 
 
 def boolean() -> Codec:

@@ -106,9 +106,14 @@ def bind(key: str, default, codec: Codec):
     if from_url and raw is None and isinstance(current, str) and codec.format(current) is None:
         from_url = False  # a text too long for any link: no entry ever carried it
     value = _from_url(key, raw, default, codec) if from_url else current
-    # Written on every run, even unchanged: a widget whose range changed (the sampling page's "New tokens"
-    # when a longer prompt leaves less room) is a new widget to Streamlit, which would start it at its minimum.
-    st.session_state[key] = value
+    # Written only when needed: a write sends the value back to the browser, over whatever the visitor typed or
+    # pressed while this run was going (a key press lost). Needed when the widget is new to this run, when the
+    # value changes, and when its range or options changed (the sampling page's "New tokens" after a longer
+    # prompt): Streamlit then draws a new widget, which would start at its minimum.
+    shapes = state.setdefault("shapes", {})
+    if key not in st.session_state or not _same(st.session_state[key], value) or shapes.get(key) != codec.shape:
+        st.session_state[key] = value
+    shapes[key] = codec.shape
     st.session_state[f"{key}_saved"] = value
     _too_long_note(value, codec)
     run = _run.get()
