@@ -14,18 +14,17 @@ from ui.model_loader import current_model, get_model
 from viz import attention as viz
 
 
-def mask_section(m, text: str) -> None:
-    """The sentence's scores and weights with the mask and without it, and the loss each gives."""
+def mask_section(m, text: str, masks: list[bool], words: dict) -> None:
+    """The sentence's scores and weights with the mask and without it (`masks`), and the loss each gives."""
     link.bind("mask_layer", 0, link.integer(0, m.n_layer - 1))  # ranges of the model just loaded
     link.bind("mask_head", 0, link.integer(0, m.n_head - 1))
     c1, c2 = st.columns(2)
     layer = c1.selectbox(t("Layer", "Camada"), range(m.n_layer), key="mask_layer")
     head = c2.selectbox(t("Head", "Cabeça"), range(m.n_head), key="mask_head")
-    views, words = {True: data.mask_view(m.name, text, True)}, data.names()
-    try:
-        views[False] = data.mask_view(m.name, text, False)
-    except ValueError as e:  # GPT-1's mask is built into every layer
-        st.warning(t(f"Without the mask: not available for this model ({e}).",
+    views = {on: data.mask_view(m.name, text, on) for on in masks}
+    if False not in views:  # GPT-1's mask is built into every layer
+        st.warning(t(f"Without the mask: not available for {m.name}, which builds its causal mask into every "
+                     "attention layer; removing it would mean changing the shared model, which this app never does.",
                      f"Sem a máscara: indisponível para {m.name}, que embute a máscara causal em cada camada de "
                      "atenção; tirá-la exigiria alterar o modelo compartilhado, o que este app nunca faz."))
     if views[True]["n_total"] > viz.HEATMAP_MAX:
@@ -53,11 +52,11 @@ if m.kind != "decoder":
     st.info(t(f"{m.name} is an encoder: it has no causal mask. Using the course decoder, {models.DEFAULT_OFFLINE}.",
               f"{m.name} é um encoder: não tem máscara causal. Usando o decoder do curso, {models.DEFAULT_OFFLINE}."))
     m = get_model(models.DEFAULT_OFFLINE)
-words = data.names()
+words, masks = data.names(), [True, False] if can_drop_mask(m.model) else [True]  # GPT-1 keeps its mask
 link.bind("mask_text", TROPHY[lang()][0], link.text())
 text = st.text_input(t("Sentence", "Frase"), key="mask_text", max_chars=cap_text("mask_text"))
 if text.strip():
-    mask_section(m, text)
+    mask_section(m, text, masks, words)
 else:  # the trophy experiment below does not need this sentence: it stays
     st.info(t("Type a sentence.", "Digite uma frase."))
 
@@ -75,7 +74,7 @@ encoders = offered([n for n, i in registry.REGISTRY.items() if i.kind == "encode
 link.bind("trophy_encoder", data.default_encoder(), link.choice(encoders))
 encoder = st.selectbox(t("Encoder beside it", "Encoder ao lado"), encoders, key="trophy_encoder")
 try:
-    series = data.trophy_series(m.name, encoder, a, b, word, [True, False] if can_drop_mask(m.model) else [True])
+    series = data.trophy_series(m.name, encoder, a, b, word, masks)
 except ValueError as e:  # TrophyError (quotes the sentences), a model that cannot load
     series = {}
     data.show_problem(e)

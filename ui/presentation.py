@@ -42,18 +42,23 @@ PRESENT_FONTS = {"axis": {"labelFontSize": 15, "titleFontSize": 17},
                  "title": {"fontSize": 20}, "header": {"labelFontSize": 15, "titleFontSize": 17}}
 
 
+def from_link() -> bool:
+    """What the URL's ?present= asks for: on for 1 only; off when absent or anything else."""
+    return st.query_params.get(KEY) == "1"
+
+
 def on() -> bool:
     """True when the reader (or the link) asked for presentation mode."""
     if KEY in st.session_state:
         return bool(st.session_state[KEY])
-    return st.query_params.get(KEY) == "1"
+    return from_link()
 
 
 def toggle() -> None:
     """The sidebar switch; mirrors its state in ?present=1 (absent when off, for short links)."""
     if KEY not in st.session_state or url_state.history_entry():  # a link, or Back/Forward: the URL wins
         url_state.check(KEY, url_state.choice(["1", "0"]))  # ?present=maybe: a notice, then off
-        st.session_state[KEY] = st.query_params.get(KEY) == "1"
+        st.session_state[KEY] = from_link()
     st.toggle(t("Presentation mode", "Modo apresentação"), key=KEY,
               help=t("For a projector: hides the explanations, enlarges text and charts, stacks side-by-side "
                      "views. Kept in the link (?present=1).",
