@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from lab.attention import labels
 from lab.causal import TROPHY
+from lab.text import labels
 from ui import attention_data as data
 from ui import exports, presentation
 from ui import url_state as link

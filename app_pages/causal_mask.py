@@ -3,8 +3,9 @@
 import streamlit as st
 
 from lab import models, registry
-from lab.attention import can_drop_mask, labels
+from lab.attention import can_drop_mask
 from lab.causal import TROPHY
+from lab.text import labels
 from ui import attention_data as data
 from ui import exports, presentation
 from ui import url_state as link

@@ -3,8 +3,8 @@
 import streamlit as st
 
 from lab import lens, models
-from lab.attention import labels
 from lab.causal import TROPHY
+from lab.text import labels
 from ui import exports, presentation
 from ui import lens_data as data
 from ui import url_state as link

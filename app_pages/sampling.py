@@ -3,6 +3,7 @@
 import streamlit as st
 
 from lab import sampling
+from lab.text import encode
 from ui import presentation
 from ui import sampling_data as data
 from ui import url_state as link
@@ -30,7 +31,7 @@ if m.kind != "decoder":
 link.bind("samp_prompt", sampling.PROMPTS[lang()], link.text())
 prompt = st.text_area(t("Prompt", "Prompt"), key="samp_prompt", height=68, max_chars=cap_text("samp_prompt"))
 try:
-    ids = sampling.encode(m.tokenizer, prompt)
+    ids = encode(m.tokenizer, prompt, "prompt")
     if len(ids) >= m.context:
         raise sampling.SamplingError("too long", "too_long", tokens=len(ids), context=m.context)
 except sampling.SamplingError as e:

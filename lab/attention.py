@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from lab.encodings import _byte_decoder
+from lab.errors import LabError
 from lab.models import context_of, kind_of
 
 # Decoders (config.model_type) that can drop the causal mask through a 4D attention_mask alone
@@ -31,18 +31,11 @@ NO_MASK_OK = ("gpt2",)
 FLOAT32 = 4  # bytes per attention weight
 
 
-class MaskUnsupported(ValueError):
-    """The model cannot run without its causal mask unless it is changed, which the lab never does."""
+class MaskUnsupported(LabError):
+    """The model cannot run without its causal mask unless it is changed, which the lab never does: reason
+    "mask_unsupported" (model_type)."""
 
-
-def kind(model) -> str:
-    """'decoder' (causal, left to right) or 'encoder' (bidirectional): the loader's rule."""
-    return kind_of(model.config)
-
-
-def context(model) -> int:
-    """How many tokens the model can take at once: the loader's rule."""
-    return context_of(model.config)
+    reason_default = "mask_unsupported"
 
 
 def shapes(model) -> dict:
@@ -58,34 +51,10 @@ def split(model, n_tokens: int) -> dict:
     s = shapes(model)
     h, d, e = s["n_head"], s["head_dim"], s["n_embd"]
     return {**s, "n_tokens": n_tokens,
-            "qkv_projection": [e, 3 * e] if kind(model) == "decoder" else [e, e],
+            "qkv_projection": [e, 3 * e] if kind_of(model.config) == "decoder" else [e, e],
             "x": [1, n_tokens, e],                  # (B, T, C) into the layer
             "q": [1, h, n_tokens, d], "k": [1, h, n_tokens, d], "v": [1, h, n_tokens, d],  # (B, nh, T, hs)
             "scores": [1, h, n_tokens, n_tokens]}   # (B, nh, T, T) = q @ k^T / sqrt(hs)
-
-
-def encode(tokenizer, text: str) -> list[int]:
-    """The ids the model sees for text: the tokenizer's own output (specials included, no extra BOS)."""
-    if not text or not text.strip():
-        raise ValueError("the text is empty")
-    return list(tokenizer(text)["input_ids"])
-
-
-def token_texts(tokenizer, ids: list[int]) -> list[str]:
-    """Each token's own text; bytes that are only part of a UTF-8 character appear as \\xc3."""
-    pieces = tokenizer.convert_ids_to_tokens(list(ids))
-    decoder = getattr(getattr(tokenizer, "backend_tokenizer", None), "decoder", None)
-    if type(decoder).__name__ == "ByteLevel":  # GPT-2 / RoBERTa: each char stands for one byte
-        table = _byte_decoder()
-        if all(c in table for p in pieces for c in p):
-            return [bytes(table[c] for c in p).decode("utf-8", errors="backslashreplace") for p in pieces]
-    return [tokenizer.convert_tokens_to_string([p]) for p in pieces]
-
-
-def labels(texts: list[str]) -> list[str]:
-    """Axis labels that keep repeated tokens apart: position, then the token (space ␣, newline ↵, tab ⇥)."""
-    marks = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥"})
-    return [f"{i} {t.translate(marks)}" for i, t in enumerate(texts)]
 
 
 def additive_mask(valid, causal: bool, dtype):
@@ -105,7 +74,7 @@ def additive_mask(valid, causal: bool, dtype):
 
 def can_drop_mask(model) -> bool:
     """Whether this decoder can run without its causal mask while staying unchanged (GPT-2: yes, GPT-1: no)."""
-    return kind(model) == "decoder" and model.config.model_type in NO_MASK_OK
+    return kind_of(model.config) == "decoder" and model.config.model_type in NO_MASK_OK
 
 
 def run(model, batch: list[list[int]], causal: bool = True, hidden: bool = False, logits: bool = False):
@@ -122,17 +91,17 @@ def run(model, batch: list[list[int]], causal: bool = True, hidden: bool = False
     if not batch or not all(batch):
         raise ValueError("nothing to run: empty ids")
     t = max(len(ids) for ids in batch)
-    if t > context(model):
-        raise ValueError(f"{t} tokens is more than the model's context of {context(model)}")
+    if t > context_of(model.config):
+        raise ValueError(f"{t} tokens is more than the model's context of {context_of(model.config)}")
     pad = model.config.pad_token_id if model.config.pad_token_id is not None else 0
     input_ids = torch.tensor([ids + [pad] * (t - len(ids)) for ids in batch])  # (B, T)
     valid = torch.tensor([[True] * len(ids) + [False] * (t - len(ids)) for ids in batch])  # (B, T)
     mtype = model.config.model_type
     if can_drop_mask(model):
         mask = additive_mask(valid, causal, model.dtype)  # (B, 1, T, T)
-    elif kind(model) == "decoder" and not causal:
+    elif kind_of(model.config) == "decoder" and not causal:
         raise MaskUnsupported(f"{mtype} builds its causal mask into every attention layer; running it "
-                              "without the mask would mean changing the shared model, which the lab never does")
+                              "without the mask would mean changing the shared model, which the lab never does", model_type=mtype)
     else:
         mask = valid.long()  # (B, T): padding only; GPT-1 adds its own causal mask, encoders none
     net = model if logits else model.base_model
@@ -175,7 +144,7 @@ def attention_by_layer(model, ids: list[int], causal: bool = True) -> Iterator[n
 
     For an encoder there is no causal mask to toggle: `causal` is ignored.
     """
-    out = run(model, [list(ids)], causal=causal or kind(model) == "encoder")
+    out = run(model, [list(ids)], causal=causal or kind_of(model.config) == "encoder")
     for layer in each_layer(out):
         yield layer[0]  # (H, T, T)
 

@@ -14,7 +14,10 @@ import re
 
 import numpy as np
 
-from lab.attention import context, each_layer, encode, kind, run, stack, token_texts
+from lab.attention import each_layer, run, stack
+from lab.errors import LabError
+from lab.models import context_of, kind_of
+from lab.text import encode, token_texts
 
 # The course's example, and a natural Portuguese pair. Portuguese drops the subject pronoun, and
 # if written it would already answer ("ele" = o troféu, "ela" = a mala); the adjective agrees too
@@ -27,16 +30,12 @@ TROPHY = {
 }
 
 
-class TrophyError(ValueError):
+class TrophyError(LabError):
     """The two sentences cannot be compared at the word (missing, or they differ before it).
 
     `reason` ("empty_word", "empty_text", "missing", "differ", "too_long") and `details` let a UI
     write the message in its own language; str(e) is the English one-liner the CLI prints.
     """
-
-    def __init__(self, message: str, reason: str = "", **details):
-        super().__init__(message)
-        self.reason, self.details = reason, details
 
 
 def layer_scores(model, hidden, layer: int):
@@ -77,15 +76,15 @@ def view(model, ids: list[int], causal: bool = True) -> dict:
     """
     import torch
 
-    out = run(model, [list(ids)], causal=causal, hidden=True, logits=kind(model) == "decoder")
+    out = run(model, [list(ids)], causal=causal, hidden=True, logits=kind_of(model.config) == "decoder")
     n_layer = model.config.num_hidden_layers
     raw = torch.stack([layer_scores(model, out.hidden_states[i], i)[0] for i in range(n_layer)])
     t = len(ids)
-    if causal and kind(model) == "decoder":
+    if causal and kind_of(model.config) == "decoder":
         above = torch.ones(t, t, dtype=torch.bool).triu(1)  # keys in the future
         raw = raw.masked_fill(above, float("-inf"))
     loss = None
-    if kind(model) == "decoder" and t > 1:
+    if kind_of(model.config) == "decoder" and t > 1:
         logits = out.logits[0, :-1].float()  # (T-1, V): prediction for the next token
         loss = float(torch.nn.functional.cross_entropy(logits, torch.tensor(ids[1:])))
     return {"attention": stack(out)[0], "scores": raw.float().numpy(), "loss": loss}
@@ -127,9 +126,9 @@ def trophy(model, tokenizer, a: str, b: str, word: str = "it", causal: bool = Tr
         raise TrophyError(f"the sentences differ before {word!r} (token {i}: {ta[0]!r} vs {tb[0]!r}); "
                           "they must share every token up to and including the word", "differ",
                           word=word, token=i, a=ta[0], b=tb[0])
-    if (n := max(len(ids_a), len(ids_b))) > context(model):
-        raise TrophyError(f"{n} tokens is more than the model's context of {context(model)}", "too_long",
-                          tokens=n, context=context(model))
+    if (n := max(len(ids_a), len(ids_b))) > context_of(model.config):
+        raise TrophyError(f"{n} tokens is more than the model's context of {context_of(model.config)}", "too_long",
+                          tokens=n, context=context_of(model.config))
     out = run(model, [ids_a, ids_b], causal=causal)
     per_layer = [float(np.abs(layer[0, :, pos, :] - layer[1, :, pos, :]).max())  # (H, T): the word's row
                  for layer in each_layer(out)]  # layer: (2, H, T, T)

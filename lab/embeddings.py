@@ -24,7 +24,8 @@ import weakref
 
 import numpy as np
 
-from lab.attention import token_texts
+from lab.errors import LabError
+from lab.text import token_texts
 
 EPS_MUL = 0.001  # Levy & Goldberg's ε for 3CosMul
 METHODS = ("add", "mul")
@@ -54,15 +55,11 @@ PRESET_GROUPS = {"classic": ("king", "paris", "walking"), "portuguese": ("rei", 
                  "course": ("users", "removed", "smaller", "de_e", "package")}
 
 
-class EmbeddingError(ValueError):
+class EmbeddingError(LabError):
     """A word that cannot take part: `reason` "empty" or "multi_token" (details: word, pieces, ids).
 
     str(e) is the English line the CLI prints; a page writes its own from reason and details.
     """
-
-    def __init__(self, message: str, reason: str = "", **details):
-        super().__init__(message)
-        self.reason, self.details = reason, details
 
 
 def embedding_matrix(model):

@@ -19,6 +19,9 @@ from importlib import resources
 
 import tiktoken
 
+from lab.errors import LabError
+from lab.text import byte_decoder
+
 ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 ENDOFTEXT = "<|endoftext|>"
 
@@ -31,8 +34,10 @@ SHA256 = {
 }
 
 
-class UnknownEncoding(ValueError):
-    """An encoding name this project does not ship."""
+class UnknownEncoding(LabError):
+    """An encoding name this project does not ship: reason "unknown_encoding" (name, known)."""
+
+    reason_default = "unknown_encoding"
 
 
 def _verified(name: str, data: bytes) -> bytes:
@@ -53,23 +58,10 @@ def gpt2_files() -> tuple[dict[str, int], list[tuple[str, str]]]:
     return vocab, merges
 
 
-@functools.cache
-def _byte_decoder() -> dict[str, int]:
-    """GPT-2's printable stand-in character for each byte, reversed (char -> byte)."""
-    printable = [b for b in range(256) if chr(b).isprintable() and chr(b) != " "]
-    chars = {b: chr(b) for b in printable}
-    n = 0
-    for b in range(256):
-        if b not in chars:
-            chars[b] = chr(256 + n)
-            n += 1
-    return {c: b for b, c in chars.items()}
-
-
 def _gpt2_ranks() -> dict[bytes, int]:
     """GPT-2's mergeable ranks: each vocabulary entry's bytes -> its id (ids are merge order)."""
     vocab, _ = gpt2_files()
-    decode = _byte_decoder()
+    decode = byte_decoder()
     return {bytes(decode[c] for c in tok): i for tok, i in vocab.items() if tok != ENDOFTEXT}
 
 
@@ -89,7 +81,8 @@ def _tiktoken_ranks(name: str) -> dict[bytes, int]:
 def encoding(name: str) -> tiktoken.Encoding:
     """A tiktoken Encoding built offline; same constructor arguments as tiktoken's registry."""
     if name not in ENCODINGS:
-        raise UnknownEncoding(f"unknown encoding {name!r}; choose from {', '.join(ENCODINGS)}")
+        raise UnknownEncoding(f"unknown encoding {name!r}; choose from {', '.join(ENCODINGS)}", name=name,
+                              known=list(ENCODINGS))
     from tiktoken_ext import openai_public as pub  # the registry's patterns and special tokens
 
     if name == "gpt2":

@@ -67,10 +67,7 @@ class Limits:
 class ModelNotOffered(models.ModelUnavailable):
     """A model this hosted server does not offer; reason "not_offered", details name the model and the offered ones."""
 
-    def __init__(self, name: str, offered: list[str]):
-        super().__init__(f"{name} is not offered on this hosted demo (offered: {', '.join(offered)}); "
-                         "run the app on your own machine for every model")
-        self.reason, self.details = "not_offered", {"model": name, "offered": offered}
+    reason_default = "not_offered"
 
 
 def default_models() -> frozenset[str]:
@@ -161,7 +158,9 @@ def check_offered(name: str, lim: Limits | None = None) -> None:
     """ModelNotOffered unless `name` may be loaded here."""
     lim = lim or limits()
     if not offered(name, lim):
-        raise ModelNotOffered(name, offered_names(registry.REGISTRY, lim))
+        offered_now = offered_names(registry.REGISTRY, lim)
+        raise ModelNotOffered(f"{name} is not offered on this hosted demo (offered: {', '.join(offered_now)}); "
+                              "run the app on your own machine for every model", model=name, offered=offered_now)
 
 
 def clip(text: str, cap: int | None) -> tuple[str, bool]:

@@ -21,26 +21,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from lab.attention import context, kind, token_texts
+from lab.errors import LabError
+from lab.models import context_of, kind_of
+from lab.text import token_texts
 
 LENS_TYPES = ("gpt2", "openai-gpt")  # decoders whose head we know how to apply (final norm or none)
 CHUNK = 256  # positions read out at once: GPT-2's 1,024 tokens x 50,257 logits would be 206 MB per layer
 
 
-class LensError(ValueError):
+class LensError(LabError):
     """Bad input for the lens. `reason` ("encoder", "unsupported", "empty_text", "too_long",
     "position", "top", "target_empty", "target_tokens") and `details` let a UI write the message in
     its own language; str(e) is the English one-liner the CLI prints."""
-
-    def __init__(self, message: str, reason: str = "", **details):
-        super().__init__(message)
-        self.reason, self.details = reason, details
 
 
 def check_model(model) -> None:
     """LensError unless the model is a decoder whose final norm and unembedding the lens knows."""
     mtype = model.config.model_type
-    if kind(model) != "decoder":
+    if kind_of(model.config) != "decoder":
         raise LensError(f"the lens reads a decoder's next-token predictions; {mtype} is an encoder", "encoder",
                         model_type=mtype)
     if mtype not in LENS_TYPES:
@@ -104,9 +102,9 @@ def lens(model, ids: list[int], top: int = 5, target: int | None = None) -> dict
     vocab = model.get_output_embeddings().weight.shape[0]
     if not ids:
         raise LensError("the text is empty", "empty_text")
-    if len(ids) > context(model):
-        raise LensError(f"the text is {len(ids)} tokens; the model takes at most {context(model)}", "too_long",
-                        n=len(ids), context=context(model))
+    if len(ids) > context_of(model.config):
+        raise LensError(f"the text is {len(ids)} tokens; the model takes at most {context_of(model.config)}", "too_long",
+                        n=len(ids), context=context_of(model.config))
     if not 1 <= top <= vocab:
         raise LensError(f"--top must be between 1 and the vocabulary size {vocab}, not {top}", "top", top=top)
     if target is not None and not 0 <= target < vocab:

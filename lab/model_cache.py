@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lab import hosting, registry
+from lab.errors import LabError
 
 BUDGET_ENV = "LAB_MEMORY_BUDGET_MB"
 # The default follows the machine: half its physical memory (the other half stays with the OS, the
@@ -40,16 +41,14 @@ CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limi
 log = logging.getLogger(__name__)
 
 
-class ModelTooLarge(ValueError):
+class ModelTooLarge(LabError):
     """The model cannot fit in the memory budget even alone; str(e) is the English line saying why and what fits.
 
     reason "too_large"; details: name, need and budget (bytes), env (the variable that sets the budget),
     fit (registry names that fit), so a page writes the message in its reader's language.
     """
 
-    def __init__(self, message: str, reason: str = "too_large", **details):
-        super().__init__(message)
-        self.reason, self.details = reason, details
+    reason_default = "too_large"
 
 
 def physical_memory_bytes() -> int:

@@ -29,17 +29,16 @@ from pathlib import Path
 
 import numpy as np
 
+from lab.errors import LabError
+from lab.text import encode, token_texts
+
 LN2 = math.log(2)
 LOGIT_ROWS = 512  # LM-head rows per chunk: 512 x 50,257 float32 logits is 103 MB
 BATCH = 2  # full-length windows per forward pass (eager attention holds B x heads x T x T per layer)
 
 
-class PerplexityError(ValueError):
-    """Bad input for a perplexity run: `reason` is a code a page translates, str() one English line."""
-
-    def __init__(self, reason: str, message: str, **details):
-        super().__init__(message)
-        self.reason, self.details = reason, details
+class PerplexityError(LabError):
+    """Bad input for a perplexity run: `reason` "stride" (stride, context), "empty", "one_token"."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +53,7 @@ class Window:
 def windows(n: int, context: int, stride: int) -> list[Window]:
     """The guide's windows over n tokens: start every `stride`, at most `context` long, until the end."""
     if stride <= 0 or stride > context:
-        raise PerplexityError("stride", f"the stride must be between 1 and the context ({context}); got {stride}",
+        raise PerplexityError(f"the stride must be between 1 and the context ({context}); got {stride}", "stride",
                               context=context, stride=stride)
     out, prev_end = [], 0
     for begin in range(0, n, stride):
@@ -69,9 +68,9 @@ def windows(n: int, context: int, stride: int) -> list[Window]:
 def check_ids(ids: list[int], minimum: int = 2) -> None:
     """PerplexityError unless there are at least `minimum` tokens (one to read, one to predict)."""
     if len(ids) == 0:
-        raise PerplexityError("empty", "the text is empty")
+        raise PerplexityError("the text is empty", "empty")
     if len(ids) < minimum:
-        raise PerplexityError("one_token", "the text is a single token: there is nothing to predict")
+        raise PerplexityError("the text is a single token: there is nothing to predict", "one_token")
 
 
 def token_nll(model, ids: list[int], stride: int, context: int,
@@ -119,9 +118,9 @@ def pseudo_nll(model, ids: list[int], mask_id: int, specials: set[int], context:
 
     body = [i for i, t in enumerate(ids) if t not in specials]
     if not body:
-        raise PerplexityError("empty", "the text is empty")
+        raise PerplexityError("the text is empty", "empty")
     if len(body) < 2:
-        raise PerplexityError("one_token", "the text is a single token: there is nothing to predict")
+        raise PerplexityError("the text is a single token: there is nothing to predict", "one_token")
     first, last = ids[0] if ids[0] in specials else None, ids[-1] if ids[-1] in specials else None
     room = context - (first is not None) - (last is not None)
     jobs = []  # (window ids, index of the masked token in the window, its position in ids)
@@ -164,13 +163,6 @@ def summary(nll: float, tokens: int, text: str) -> dict:
             "bits_per_byte": nll / LN2 / n_bytes, "ppl_per_word": exp_or_inf(nll / n_words)}
 
 
-def encode(tokenizer, text: str) -> list[int]:
-    """The ids the model sees for text (the tokenizer's own output, no length warning on long text)."""
-    if not text or not text.strip():
-        raise PerplexityError("empty", "the text is empty")
-    return list(tokenizer(text, verbose=False)["input_ids"])
-
-
 def evaluate(loaded, text: str, stride: int | None = None,
              progress: Callable[[float], None] | None = None) -> dict:
     """Everything the page and the CLI show for one model on one text (PerplexityError on bad input).
@@ -179,8 +171,6 @@ def evaluate(loaded, text: str, stride: int | None = None,
     pseudo for encoders) plus `stride`, `context`, and per-token `surprisal` records
     {position, id, token, start, end, bits} with character offsets into `text`.
     """
-    from lab.attention import token_texts
-
     ids = encode(loaded.tokenizer, text)
     tok = loaded.tokenizer
     if loaded.kind == "encoder":

@@ -22,6 +22,9 @@ from collections.abc import Iterator
 
 import torch
 
+from lab.errors import LabError
+from lab.text import encode, token_texts
+
 TOP = 20  # candidates recorded per generated token
 NEXT_TOP = 50  # candidates shown for the prompt's next token (the CLI's default --top)
 # Below this (and above 0) logits / T overflow float32: inf - inf gives NaN probabilities, and the
@@ -30,13 +33,9 @@ MIN_TEMPERATURE = 1e-6
 PROMPTS = {"en": "The Debian package manager", "pt": "O gerenciador de pacotes do Debian"}  # the page's defaults
 
 
-class SamplingError(ValueError):
+class SamplingError(LabError):
     """Bad sampling input. `reason` ("temperature", "top_k", "top_p", "empty_prompt", "max_new_tokens",
     "too_long", "encoder", "seed") and `details` let a UI write its own language; str(e) is the CLI's line."""
-
-    def __init__(self, message: str, reason: str = "", **details):
-        super().__init__(message)
-        self.reason, self.details = reason, details
 
 
 def check(temperature: float, top_k: int, top_p: float) -> None:
@@ -114,13 +113,6 @@ def record(logits: torch.Tensor, temperature: float, top_k: int, top_p: float, t
             "kept": int(survivors.numel()), "vocab": vocab,
             "candidates": {"id": ids.tolist(), "p_raw": raw[ids].tolist(), "p_temp": p_temp,
                            "p_topk": p_topk, "p_filtered": p[0, ids].tolist()}}
-
-
-def encode(tokenizer, prompt: str) -> list[int]:
-    """The ids the model sees for the prompt: the tokenizer's own output, nothing prepended."""
-    if not prompt or not prompt.strip():
-        raise SamplingError("the prompt is empty", "empty_prompt")
-    return list(tokenizer(prompt)["input_ids"])
 
 
 def cache_argument(model) -> str | None:
@@ -208,9 +200,7 @@ def steps(model, ids: list[int], max_new_tokens: int, temperature: float, top_k:
 def sample(model, tokenizer, prompt: str, max_new_tokens: int, temperature: float, top_k: int, top_p: float,
            seed: int, top: int = TOP) -> dict:
     """The whole generation at once: prompt ids, new text, and every step (steps() collected)."""
-    from lab.attention import token_texts
-
-    ids = encode(tokenizer, prompt)
+    ids = encode(tokenizer, prompt, "prompt")
     done = list(steps(model, ids, max_new_tokens, temperature, top_k, top_p, seed, top))
     new = [s["id"] for s in done]
     texts = token_texts(tokenizer, new)

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from lab import attention as lab
+from lab import text as lab_text
 from lab.encodings import encoding
 from lab.models import load
 from lab.tokens import shown
@@ -34,7 +35,7 @@ def reference(model, ids, **kw) -> np.ndarray:
 @pytest.mark.parametrize("arch", ["gpt2", "openai-gpt", "roberta"])
 def test_attention_equals_transformers(models, arch):
     m = models[arch]
-    ids = lab.encode(m.tokenizer, TEXT)
+    ids = lab_text.encode(m.tokenizer, TEXT)
     att = lab.attention(m.model, ids)
     ref = reference(m.model, ids)
     assert att.dtype == np.float32
@@ -45,7 +46,7 @@ def test_attention_equals_transformers(models, arch):
 def test_no_mask_equals_transformers_is_causal_false_on_a_private_copy(models):
     """transformers' own way to drop the mask (is_causal=False), run on a throwaway copy."""
     m = models["gpt2"]
-    ids = lab.encode(m.tokenizer, TEXT)
+    ids = lab_text.encode(m.tokenizer, TEXT)
     private = copy.deepcopy(m.model)  # is_causal= writes the config: never on the shared model
     ref = reference(private, ids, is_causal=False)
     assert np.triu(ref[0, 0], 1).max() > 0  # the oracle really is unmasked
@@ -55,7 +56,7 @@ def test_no_mask_equals_transformers_is_causal_false_on_a_private_copy(models):
 @pytest.mark.parametrize("arch", ["gpt2", "openai-gpt"])
 def test_mask_invariants(models, arch):
     m = models[arch]
-    ids = lab.encode(m.tokenizer, TEXT)
+    ids = lab_text.encode(m.tokenizer, TEXT)
     att = lab.attention(m.model, ids)
     upper = np.triu(np.ones((len(ids), len(ids)), bool), 1)
     assert (att[..., upper] == 0.0).all()  # exactly zero, not nearly
@@ -70,13 +71,13 @@ def test_gpt1_refuses_to_run_without_its_mask(models):
     m = models["openai-gpt"]
     before = m.model.config.to_json_string()
     with pytest.raises(lab.MaskUnsupported, match="never does"):
-        lab.attention(m.model, lab.encode(m.tokenizer, TEXT), causal=False)
+        lab.attention(m.model, lab_text.encode(m.tokenizer, TEXT), causal=False)
     assert m.model.config.to_json_string() == before
 
 
 def test_encoder_sees_both_ways(models):
     m = models["roberta"]
-    ids = lab.encode(m.tokenizer, TEXT)
+    ids = lab_text.encode(m.tokenizer, TEXT)
     assert m.tokenizer.convert_ids_to_tokens([ids[0], ids[-1]]) == ["<s>", "</s>"]
     att = lab.attention(m.model, ids)
     assert (att[..., np.triu(np.ones((len(ids),) * 2, bool), 1)] > 0).all()
@@ -84,7 +85,7 @@ def test_encoder_sees_both_ways(models):
 
 def test_shared_model_unchanged_after_a_no_mask_run(models):
     m = models["gpt2"]
-    ids = lab.encode(m.tokenizer, TEXT)
+    ids = lab_text.encode(m.tokenizer, TEXT)
     config = m.model.config.to_json_string()
     with torch.no_grad():
         logits = m.model(torch.tensor([ids])).logits.clone()
@@ -107,7 +108,7 @@ def test_concurrent_masked_and_unmasked_calls_never_leak(models):
     def worker(causal: bool):
         start.wait()  # all four begin together
         for i in range(60):
-            ids = lab.encode(m.tokenizer, texts[i % len(texts)])
+            ids = lab_text.encode(m.tokenizer, texts[i % len(texts)])
             with calls:
                 upper = lab.attention(m.model, ids, causal=causal)[..., np.triu(np.ones((len(ids),) * 2, bool), 1)]
             ok = (upper == 0).all() if causal else (upper != 0).all()
@@ -132,17 +133,17 @@ def test_token_texts_match_tiktoken_bytes(models):
     """Each token's text is its bytes (tiktoken's GPT-2), a split UTF-8 character shown as \\xNN."""
     m = models["gpt2"]
     text = "Não coube: ação, canção, ônibus 🏆"
-    ids = lab.encode(m.tokenizer, text)
+    ids = lab_text.encode(m.tokenizer, text)
     assert ids == encoding("gpt2").encode_ordinary(text)
     expected = [shown(encoding("gpt2").decode_single_token_bytes(i)) for i in ids]
-    assert lab.token_texts(m.tokenizer, ids) == expected
+    assert lab_text.token_texts(m.tokenizer, ids) == expected
     assert any("\\x" in t for t in expected)  # the emoji is split across tokens
 
 
 def test_labels_keep_repeated_tokens_apart(models):
     m = models["gpt2"]
-    texts = lab.token_texts(m.tokenizer, lab.encode(m.tokenizer, "it was it was\nit it"))
-    labels = lab.labels(texts)
+    texts = lab_text.token_texts(m.tokenizer, lab_text.encode(m.tokenizer, "it was it was\nit it"))
+    labels = lab_text.labels(texts)
     assert texts.count(" it") == 2 and len(set(labels)) == len(labels)
     assert labels[:3] == ["0 it", "1 ␣was", "2 ␣it"] and labels[4] == "4 ↵"
 
@@ -174,7 +175,7 @@ def test_head_summary_on_known_patterns():
 def test_empty_and_too_long_text(models):
     m = models["gpt2"]
     with pytest.raises(ValueError, match="empty"):
-        lab.encode(m.tokenizer, "  ")
+        lab_text.encode(m.tokenizer, "  ")
     with pytest.raises(ValueError, match="context"):
         lab.attention(m.model, [1] * (m.context + 1))
 
@@ -190,7 +191,7 @@ def test_layers_are_let_go_one_by_one(models, monkeypatch):
         return out
 
     monkeypatch.setattr(lab, "run", spy)
-    ids = lab.encode(m.tokenizer, TEXT)
+    ids = lab_text.encode(m.tokenizer, TEXT)
     layers = []
     for i, layer in enumerate(lab.attention_by_layer(m.model, ids)):
         assert [r() is None for r in refs[:i]] == [True] * i

@@ -27,9 +27,9 @@ import numpy as np
 import pytest
 
 from lab import lens, sampling
-from lab.attention import encode, labels, token_texts
 from lab.causal import TrophyError, word_position
 from lab.models import load
+from lab.text import encode, labels, token_texts
 from lab.tokens import token_records
 from tests.bad_inputs import IMG, LATEX, MARKDOWN, SCRIPT
 from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from lab.attention import encode, labels, token_texts
 from lab.models import load
+from lab.text import encode, labels, token_texts
 from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from lab import attention, causal
+from lab import text as lab_text
 from lab.encodings import hf_gpt2_tokenizer
 from lab.models import load
 
@@ -42,7 +43,7 @@ def wide():
                                           ("roberta", False)])
 def test_softmax_of_scores_is_the_models_attention(models, arch, causal_):
     m = models[arch]
-    ids = attention.encode(m.tokenizer, EN[0])
+    ids = lab_text.encode(m.tokenizer, EN[0])
     view = causal.view(m.model, ids, causal=causal_)
     t = len(ids)
     upper = np.triu(np.ones((t, t), bool), 1)
@@ -60,7 +61,7 @@ def test_softmax_of_scores_is_the_models_attention(models, arch, causal_):
 
 def test_loss_equals_transformers_loss(models):
     m = models["gpt2"]
-    ids = attention.encode(m.tokenizer, EN[0])
+    ids = lab_text.encode(m.tokenizer, EN[0])
     with torch.no_grad():
         ref = m.model(torch.tensor([ids]), labels=torch.tensor([ids])).loss.item()
         private = copy.deepcopy(m.model)  # transformers' own unmasked run, on a throwaway copy
@@ -153,7 +154,7 @@ def test_word_position_takes_the_last_token_of_a_word(models):
     m = models["gpt2"]
     text = "O troféu não coube na mala."
     pos = causal.word_position(m.tokenizer, text, "troféu")
-    texts = attention.token_texts(m.tokenizer, attention.encode(m.tokenizer, text))
+    texts = lab_text.token_texts(m.tokenizer, lab_text.encode(m.tokenizer, text))
     assert "".join(texts[: pos + 1]) == "O troféu"
 
 
@@ -171,7 +172,7 @@ def test_trophy_compares_the_last_token_of_a_word_of_several_tokens(models, arch
     a, b = f"The {word} was too big.", f"The {word} was too small."
     result = causal.trophy(m.model, m.tokenizer, a, b, word)
     up_to = m.tokenizer(before, add_special_tokens=False)["input_ids"]
-    assert len(attention.token_texts(m.tokenizer, up_to[1:])) >= 2  # the word really is several tokens
+    assert len(lab_text.token_texts(m.tokenizer, up_to[1:])) >= 2  # the word really is several tokens
     assert result["position"] == len(up_to) - 1 + (arch == "roberta")  # RoBERTa's <s> comes first
     assert result["tokens_a"][result["position"] + 1] == " was"
 

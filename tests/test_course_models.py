@@ -79,6 +79,7 @@ def test_the_three_course_decoders_are_ordered_by_size_on_unseen_text(monkeypatc
     """Held-out perplexity (Debian documentation no course model saw) falls as the model grows, and
     every one of them beats the unigram baseline of the training counts."""
     from lab import perplexity
+    from lab.text import encode
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     text = perplexity.unseen_texts()[lang][:6000]
@@ -87,7 +88,7 @@ def test_the_three_course_decoders_are_ordered_by_size_on_unseen_text(monkeypatc
         m = models.load(name)
         assert (m.kind, m.context) == ("decoder", 256)
         r = perplexity.evaluate(m, text, stride=128)
-        ids = perplexity.encode(m.tokenizer, text)
+        ids = encode(m.tokenizer, text)
         unigram = math.exp(perplexity.unigram_nll(ids, [s["position"] for s in r["surprisal"]]) / r["tokens"])
         assert r["ppl"] < unigram
         ppl.append(r["ppl"])

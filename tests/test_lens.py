@@ -10,10 +10,10 @@ import pytest
 import torch
 
 from lab import lens
-from lab.attention import encode
 from lab.cli import main
 from lab.models import load
 from lab.testing import random_models
+from lab.text import encode
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = "The trophy didn't fit in the suitcase because it was too big."

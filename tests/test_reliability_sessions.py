@@ -31,10 +31,10 @@ import pandas as pd
 import pytest
 
 from lab import causal, perplexity
-from lab.attention import encode
 from lab.cli import main
 from lab.models import DEFAULT_OFFLINE, load
 from lab.sampling import PROMPTS
+from lab.text import encode
 from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server
 from viz.format import number
 

@@ -191,7 +191,7 @@ def test_generation_stops_at_end_of_text_and_records_compactly(tiny_model_dirs):
 @pytest.mark.parametrize("call,reason", [
     (lambda m, ids: list(sampling.steps(m.model, ids, 0, 1.0, 0, 1.0, 0)), "max_new_tokens"),
     (lambda m, ids: list(sampling.steps(m.model, ids, 64, 1.0, 0, 1.0, 0)), "too_long"),
-    (lambda m, ids: sampling.encode(m.tokenizer, "   "), "empty_prompt"),
+    (lambda m, ids: list(sampling.steps(m.model, [], 3, 1.0, 0, 1.0, 0)), "empty_prompt"),
 ])
 def test_bad_generation_input(tiny_model_dirs, call, reason):
     m = load(str(tiny_model_dirs["gpt2"]))

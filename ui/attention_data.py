@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from lab import attention, causal, hosting, models
+from lab import attention, causal, hosting, hub, models
 from lab.causal import TROPHY, TrophyError
+from lab.text import encode, token_texts
 from ui import url_state as link
 from ui.i18n import lang, num, t
 from ui.model_loader import get_model, model_cache
@@ -31,7 +32,7 @@ def attention_view(model_name: str, text: str, start: int = 0) -> dict:
     The text is cut at the model's context and at MEMORY_BYTES of weights (`cut` says which).
     """
     m = get_model(model_name)
-    ids = attention.encode(m.tokenizer, text)
+    ids = encode(m.tokenizer, text)
     fits = min(m.context, attention.max_tokens(m.n_layer, m.n_head, MEMORY_BYTES))
     n_total, ids = len(ids), ids[:fits]
     cut = None if n_total <= fits else "context" if fits == m.context else "memory"
@@ -44,7 +45,7 @@ def attention_view(model_name: str, text: str, start: int = 0) -> dict:
         window[i] = layer[:, w, w]
         tiles[i] = [viz.overview_tile(head) for head in layer]
         summary += attention.layer_summary(layer, i)
-    return {"ids": ids, "n_total": n_total, "cut": cut, "tokens": attention.token_texts(m.tokenizer, ids),
+    return {"ids": ids, "n_total": n_total, "cut": cut, "tokens": token_texts(m.tokenizer, ids),
             "summary": summary, "overview": viz.overview_image(tiles), "window": window,
             "split": attention.split(m.model, len(ids))}
 
@@ -54,9 +55,9 @@ def mask_view(model_name: str, text: str, causal_mask: bool) -> dict:
     """Scores and weights [L, H, T, T] and the next-token loss, with or without the causal mask,
     for at most HEATMAP_MAX tokens."""
     m = get_model(model_name)
-    ids = attention.encode(m.tokenizer, text)
+    ids = encode(m.tokenizer, text)
     n_total, ids = len(ids), ids[:viz.HEATMAP_MAX]
-    return {"ids": ids, "n_total": n_total, "tokens": attention.token_texts(m.tokenizer, ids),
+    return {"ids": ids, "n_total": n_total, "tokens": token_texts(m.tokenizer, ids),
             **causal.view(m.model, ids, causal=causal_mask)}
 
 
@@ -165,7 +166,7 @@ def default_encoder() -> str:
     """roberta-base when it is downloaded and fits in the model cache beside the models held now
     (so it never pushes the decoder out and back in on every rerun); otherwise the course encoder."""
     cache = model_cache()
-    if not models.is_available(BIG_ENCODER) or not hosting.offered(BIG_ENCODER):
+    if not hub.is_available(BIG_ENCODER) or not hosting.offered(BIG_ENCODER):
         return SMALL_ENCODER
     if BIG_ENCODER in cache or cache.used_bytes + models.estimate_bytes(BIG_ENCODER) <= cache.budget:
         return BIG_ENCODER
@@ -181,7 +182,7 @@ def trophy_series(decoder: str, encoder: str, a: str, b: str, word: str, masks) 
     for on in masks:
         label = t("decoder, mask on", "decoder, com máscara") if on else t("decoder, mask off", "decoder, sem máscara")
         series[label] = trophy(decoder, a, b, word, on)["per_layer"]
-    if models.is_available(encoder):
+    if hub.is_available(encoder):
         series[f"encoder ({encoder})"] = trophy(encoder, a, b, word, False)["per_layer"]
     else:
         st.info(t(f"{encoder} is not downloaded here: pick it once in the sidebar to download it.",

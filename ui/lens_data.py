@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from lab import attention, lens
+from lab import lens
+from lab.text import encode, token_texts
 from ui import url_state as link
 from ui.i18n import lang, num, t
 from ui.model_loader import get_model
@@ -29,12 +30,12 @@ def lens_view(model_name: str, text: str, word: str | None = None) -> dict:
     """
     m = get_model(model_name)
     target = None if word is None else lens.target_id(m.tokenizer, word)
-    ids = attention.encode(m.tokenizer, text)
+    ids = encode(m.tokenizer, text)
     n_total, ids = len(ids), ids[:m.context]
     result = lens.lens(m.model, ids, top=TOP, target=target)
     names = lens.token_names(m.tokenizer, result)
     top_tokens = np.vectorize(names.__getitem__, otypes=[object])(result["top_ids"])  # (L+1, T, K) str
-    return {"ids": ids, "n_total": n_total, "cut": n_total > len(ids), "tokens": attention.token_texts(m.tokenizer, ids),
+    return {"ids": ids, "n_total": n_total, "cut": n_total > len(ids), "tokens": token_texts(m.tokenizer, ids),
             "n_layer": result["n_layer"], "top_tokens": top_tokens, "top_p": result["top_p"],
             "targets": [names[int(i)] for i in result["targets"]], "rank": result["rank"], "p": result["p"],
             "final_norm": lens.final_norm(m.model) is not None}

@@ -17,6 +17,7 @@ import streamlit as st
 from lab import hosting, perplexity, registry
 from lab.model_cache import ModelTooLarge
 from lab.models import ModelUnavailable
+from lab.text import encode
 from ui import limits
 from ui.i18n import lang, num, t
 from ui.model_loader import load_named, problem_text
@@ -85,7 +86,7 @@ def evaluate(name: str, text: str, fraction: float) -> dict:
     result["params"] = registry.info(name).params if name in registry.REGISTRY else None
     result["non_embedding"] = perplexity.non_embedding_params(loaded.model)
     if name.startswith("course-gpt2"):  # the course tokenizer: the unigram baseline applies
-        ids = perplexity.encode(loaded.tokenizer, text)
+        ids = encode(loaded.tokenizer, text)
         unigram = perplexity.unigram_nll(ids, [r["position"] for r in result["surprisal"]])
         if unigram is not None:
             result["unigram_nll"] = unigram

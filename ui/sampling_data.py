@@ -15,7 +15,7 @@ from typing import NamedTuple
 import streamlit as st
 
 from lab import sampling
-from lab.attention import token_texts
+from lab.text import token_texts
 from ui import exports
 from ui import url_state as link
 from ui.i18n import lang, num, t

@@ -43,12 +43,13 @@ def register(sub) -> None:
 def run_attention(args) -> int:
     """Print ids, tokens and the attention array (or a per-head summary table without --json)."""
     from lab import attention as lab
+    from lab.text import encode, labels, token_texts
 
     text = args.text if args.text is not None else read_text(args.file)
     if not text.strip():
         raise LabError("the text is empty")
     loaded = load_model_arg(args.model)
-    ids = lab.encode(loaded.tokenizer, text)
+    ids = encode(loaded.tokenizer, text)
     if len(ids) > loaded.context:
         raise LabError(f"the text is {len(ids)} tokens; {loaded.name} takes at most {loaded.context}")
     floats = loaded.n_layer * loaded.n_head * len(ids) ** 2
@@ -60,12 +61,12 @@ def run_attention(args) -> int:
         att = lab.attention(loaded.model, ids, causal=not args.no_causal)
     except ValueError as e:  # MaskUnsupported (GPT-1 without its mask), too long
         raise LabError(str(e)) from None
-    tokens = lab.token_texts(loaded.tokenizer, ids)
+    tokens = token_texts(loaded.tokenizer, ids)
     if args.json:
         print_json({"ids": ids, "tokens": tokens, "n_layer": int(att.shape[0]), "n_head": int(att.shape[1]),
                     "attention": att.tolist()})
     else:
-        print(" ".join(lab.labels(tokens)))
+        print(" ".join(labels(tokens)))
         print_table(["layer", "head", "entropy (bits)", "previous", "first", "self"],
                     [[r["layer"], r["head"], r["entropy"], r["previous"], r["first"], r["self"]]
                      for r in lab.head_summary(att)])

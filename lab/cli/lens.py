@@ -33,7 +33,7 @@ def register(sub) -> None:
 def run_lens(args) -> int:
     """Print the lens as JSON, or a per-layer table at the position without --json."""
     from lab import lens
-    from lab.attention import encode
+    from lab.text import encode
 
     text = args.text if args.text is not None else read_text(args.file)
     if not text.strip():

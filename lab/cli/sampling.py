@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from lab.cli import LabError, print_json, print_table, text_arg
 from lab.cli.common import add_model_argument, load_model_arg
+from lab.text import encode, token_texts
 
 
 def _number(value: str) -> float:
@@ -79,13 +80,12 @@ def _load_decoder(args):
 def run_next(args) -> int:
     """Print ids, tokens and the top candidates with p_raw and p_filtered."""
     from lab import sampling
-    from lab.attention import token_texts
 
     if args.top < 1:
         raise LabError(f"--top must be at least 1, not {args.top}")
     loaded = _load_decoder(args)
     try:
-        ids = sampling.encode(loaded.tokenizer, args.prompt)
+        ids = encode(loaded.tokenizer, args.prompt, "prompt")
         step = sampling.next_token(loaded.model, ids, args.temperature, args.top_k, args.top_p, args.top)
     except sampling.SamplingError as e:
         raise LabError(str(e)) from None

@@ -22,6 +22,7 @@ def figures(models=MODELS, stride: int = STRIDE) -> dict:
     """{model: {non_embedding, params, en: {...}, pt: {...}, all_ppl}} on the unseen text."""
     from lab import models as lab_models
     from lab import perplexity
+    from lab.text import encode
 
     texts = perplexity.unseen_texts()
     out = {}
@@ -32,7 +33,7 @@ def figures(models=MODELS, stride: int = STRIDE) -> dict:
         for lang, text in texts.items():
             result = perplexity.evaluate(loaded, text, stride)
             positions = [r["position"] for r in result["surprisal"]]
-            ids = perplexity.encode(loaded.tokenizer, text)
+            ids = encode(loaded.tokenizer, text)
             unigram = perplexity.unigram_nll(ids, positions)
             row[lang] = {k: result[k] for k in ("tokens", "nll", "ppl", "bits_per_byte", "ppl_per_word")}
             row[lang]["unigram_ppl"] = math.exp(unigram / result["tokens"]) if unigram is not None else None
