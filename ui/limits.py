@@ -88,12 +88,3 @@ def refused_notice(names: list[str]) -> None:
     st.warning(t(f"This hosted demo does not offer {listed}. Run the app on your own machine (`streamlit run app.py`) "
                  "for every model.", f"Esta demonstração hospedada não oferece {listed}. Rode o app na sua máquina "
                  "(`streamlit run app.py`) para ter todos os modelos."))
-
-
-def not_offered_text(e: hosting.ModelNotOffered) -> str:
-    """ModelNotOffered in the reader's language: which model, which are offered, where to get all of them."""
-    name, offered_list = e.details["model"], ", ".join(e.details["offered"])
-    return t(f"This hosted demo does not offer {name}; it offers {offered_list}. Run the app on your own machine "
-             "(`streamlit run app.py`) for every model.",
-             f"Esta demonstração hospedada não oferece {name}; ela oferece {offered_list}. Rode o app na sua máquina "
-             "(`streamlit run app.py`) para ter todos os modelos.")

@@ -18,9 +18,9 @@ from lab import hosting, perplexity, registry
 from lab.model_cache import ModelTooLarge
 from lab.models import ModelUnavailable
 from lab.text import encode
-from ui import limits
+from ui import messages
 from ui.i18n import lang, num, t
-from ui.model_loader import load_named, problem_text
+from ui.model_loader import load_named
 
 MAX_RESULTS = 256
 STRIDES = (0.125, 0.25, 0.5, 1.0)  # fractions of each model's context; the guide's default is 1/2
@@ -72,9 +72,9 @@ def evaluate(name: str, text: str, fraction: float) -> dict:
     try:
         loaded = load_named(name)
     except hosting.ModelNotOffered as e:
-        return {"model": name, "error": limits.not_offered_text(e)}
+        return {"model": name, "error": messages.text(e)}
     except (ModelUnavailable, ModelTooLarge) as e:
-        return {"model": name, "error": problem_text(e)}
+        return {"model": name, "error": messages.text(e)}
     bar = st.progress(0.0, text=t(f"Evaluating {label}…", f"Avaliando {label}…"))
     stride = max(1, int(loaded.context * fraction))
     try:

@@ -39,6 +39,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
+from ui import messages
 from ui.i18n import num, t
 from ui.url_codecs import (  # noqa: F401  (the pages' codecs, re-exported)
     MAX_LINK_TEXT,
@@ -264,7 +265,7 @@ def check(key: str, codec: Codec) -> None:
 def _item(key: str, raw: str, e: LinkValueError) -> str:
     """One ignored value as the notice lists it: `key=raw` (shortened) and why."""
     more = t(f", {num(len(raw))} characters", f", {num(len(raw))} caracteres") if len(raw) > SHOWN_CHARS else ""
-    return f"`{key}={shown(raw)}` ({reason_text(e)}{more})"
+    return f"`{key}={shown(raw)}` ({messages.text(e)}{more})"
 
 
 def _ignore(key: str, raw: str, e: LinkValueError) -> None:
@@ -290,21 +291,3 @@ def shown(raw: str) -> str:
     """A URL value as the notice quotes it inside a code span: shortened, no control characters, no backticks."""
     s = raw if len(raw) <= SHOWN_CHARS else raw[:SHOWN_CHARS] + "…"
     return "".join(c if c.isprintable() else "�" for c in s).replace("`", "ˋ")
-
-
-def reason_text(e: LinkValueError) -> str:
-    """Why a URL value was refused, in the UI language (from LinkValueError's reason and details)."""
-    d = e.details
-    if e.reason == "out_of_range":
-        return t(f"out of range {num(d['lo'])}–{num(d['hi'])}", f"fora do intervalo {num(d['lo'])}–{num(d['hi'])}")
-    if e.reason == "near_zero":
-        return t(f"neither 0 nor at least {d['least']:g}", f"nem 0 nem pelo menos {num(d['least'], 6)}")
-    if e.reason == "too_long":
-        return t(f"longer than {num(d['max'])} characters", f"mais de {num(d['max'])} caracteres")
-    words = {"unknown_choice": ("not one of the options", "não é uma das opções"),
-             "not_integer": ("not a whole number", "não é um número inteiro"),
-             "not_number": ("not a number", "não é um número"),
-             "not_finite": ("not a finite number", "não é um número finito"),
-             "not_boolean": ("not true or false", "não é true nem false")}
-    en, pt = words.get(e.reason, ("not usable here", "não serve aqui"))
-    return t(en, pt)

@@ -1,0 +1,118 @@
+"""Every error a page shows, in the reader's language: one table from (error class, reason code) to words.
+
+Lab errors (lab.errors.LabError) and a link's unusable values (ui.url_codecs.LinkValueError) carry a
+reason code and the details their message needs. `text(e)` looks the pair up, walking the error's
+classes (ModelNotOffered is a ModelUnavailable), and writes the message from the details; where the
+table's English is None the English is the error's own line, the one the CLI prints. An error the
+table does not know, or one raised without the details its reason promises, reads as its own line.
+Classes are named, not imported, so this module costs no torch import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ui.i18n import num, size, t
+
+Words = Callable[[dict], tuple[str | None, str]]  # details -> (English or None: the error's own line, Portuguese)
+
+
+def _unavailable(d: dict, why: str) -> tuple[None, str]:
+    damaged = f" (uma cópia danificada foi removida: {'; '.join(d['damaged'])})" if d.get("damaged") else ""
+    return None, (f"{d['name']} ({d['hub_id']}, {size(d['size'])}) não está no cache local da Hugging Face{damaged} "
+                  f"e {why}; baixe-o antes, numa máquina com internet: {d['command']}")
+
+
+def _not_offered(d: dict) -> tuple[str, str]:
+    name, offered = d["model"], ", ".join(d["offered"])
+    return (f"This hosted demo does not offer {name}; it offers {offered}. Run the app on your own machine "
+            "(`streamlit run app.py`) for every model.",
+            f"Esta demonstração hospedada não oferece {name}; ela oferece {offered}. Rode o app na sua máquina "
+            "(`streamlit run app.py`) para ter todos os modelos.")
+
+
+MODEL: dict[tuple[str, str], Words] = {
+    ("ModelUnavailable", "offline"): lambda d: _unavailable(d, "HF_HUB_OFFLINE está ativado"),
+    ("ModelUnavailable", "hub_silent"): lambda d: _unavailable(d, "o hub da Hugging Face não responde"),
+    ("ModelUnavailable", "no_space"): lambda d: (None, (
+        f"falta espaço em disco para baixar {d['name']}: são precisos mais {size(d['need'])} e {d['cache']} "
+        f"tem {size(d['free'])} livres; nada pela metade foi guardado. Libere espaço (ou aponte HF_HOME "
+        f"para um disco maior) e rode: {d['command']}")),
+    ("ModelTooLarge", "too_large"): lambda d: (None, (
+        f"{d['name']} precisa de cerca de {size(d['need'])} de memória, mais do que este servidor reserva "
+        f"para modelos ({size(d['budget'])}, definido por {d['env']}); modelos que cabem: "
+        f"{', '.join(d['fit']) or 'nenhum'}")),
+    ("ModelUnavailable", "missing_shipped"): lambda d: (
+        None, f"{d['name']} vem com o repositório ({d['path']}), mas não está nesta cópia"),
+    ("ModelUnavailable", "download_failed"): lambda d: (None, f"não foi possível baixar {d['name']}: {d['error']}"),
+    ("ModelUnavailable", "load_failed"): lambda d: (None, f"não foi possível carregar {d['name']}: {d['error']}"),
+    ("ModelUnavailable", "unreadable_weights"): lambda d: (
+        None, f"não foi possível ler os pesos de {d['name']}: {d['error']}"),
+    ("ModelUnavailable", "no_weights"): lambda d: (None, f"{d['hub_id']} não tem arquivo de pesos no hub"),
+    ("ModelUnavailable", "unknown"): lambda d: (None, (
+        f"modelo desconhecido {d['name']!r}: não é um nome do catálogo ({', '.join(d['known'])}) nem uma pasta")),
+    ("ModelUnavailable", "not_a_model"): lambda d: (
+        None, f"{d['name']} não é uma pasta de modelo da Hugging Face (falta o config.json)"),
+    ("ModelNotOffered", "not_offered"): _not_offered,
+}
+
+PAGES: dict[tuple[str, str], Words] = {
+    ("EmptyText", "empty"): lambda d: ("Type a prompt to continue.", "Digite um prompt para continuar.")
+    if d.get("what") == "prompt" else ("The text is empty.", "O texto está vazio."),
+    ("PerplexityError", "empty"): lambda d: ("The text is empty.", "O texto está vazio."),
+    ("PerplexityError", "one_token"): lambda d: ("The text is a single token: there is nothing to predict.",
+                                                 "O texto é um único token: não há nada a prever."),
+    ("TrophyError", "empty_word"): lambda d: (None, "a palavra a comparar está vazia"),
+    ("TrophyError", "empty_text"): lambda d: (None, "as duas frases precisam de algum texto"),
+    ("TrophyError", "missing"): lambda d: (None, (
+        f"a palavra {d['word']!r} não está "
+        f"{ {'sentence a': 'na frase A', 'sentence b': 'na frase B'}.get(d['which'], 'na frase')} ({d['short']!r})")),
+    ("TrophyError", "differ"): lambda d: (None, (
+        f"as frases divergem antes de {d['word']!r} (token {d['token']}: {d['a']!r} vs {d['b']!r}); "
+        "elas precisam ter os mesmos tokens até a palavra, inclusive")),
+    ("TrophyError", "too_long"): lambda d: (
+        None, f"{num(d['tokens'])} tokens é mais do que o contexto do modelo ({num(d['context'])} tokens)"),
+    ("LensError", "target_tokens"): lambda d: (
+        f"That is {d['n']} tokens for this model, not one; the lens follows a single token. Its pieces:",
+        f"Isso dá {d['n']} tokens para este modelo, não um; a lente segue um único token. Os pedaços:"),
+    ("EmbeddingError", "empty"): lambda d: ("Type a word in each box.", "Digite uma palavra em cada caixa."),
+    ("EmbeddingError", "multi_token"): lambda d: (
+        f"A word is {len(d['pieces'])} tokens in this model's vocabulary. Arithmetic on single tokens needs one row "
+        "per word: switch on \"mean of pieces\" to use the average of its pieces (an approximation), "
+        "or pick another word.",
+        f"Uma palavra tem {len(d['pieces'])} tokens no vocabulário deste modelo. A aritmética de tokens precisa de "
+        "uma linha por palavra: ligue \"média dos pedaços\" para usar a média dos pedaços (uma aproximação) "
+        "ou escolha outra palavra."),
+}
+
+LINKS: dict[tuple[str, str], Words] = {
+    ("LinkValueError", "out_of_range"): lambda d: (f"out of range {num(d['lo'])}–{num(d['hi'])}",
+                                                   f"fora do intervalo {num(d['lo'])}–{num(d['hi'])}"),
+    ("LinkValueError", "near_zero"): lambda d: (f"neither 0 nor at least {d['least']:g}",
+                                                f"nem 0 nem pelo menos {num(d['least'], 6)}"),
+    ("LinkValueError", "too_long"): lambda d: (f"longer than {num(d['max'])} characters",
+                                               f"mais de {num(d['max'])} caracteres"),
+    ("LinkValueError", "unknown_choice"): lambda d: ("not one of the options", "não é uma das opções"),
+    ("LinkValueError", "not_integer"): lambda d: ("not a whole number", "não é um número inteiro"),
+    ("LinkValueError", "not_number"): lambda d: ("not a number", "não é um número"),
+    ("LinkValueError", "not_finite"): lambda d: ("not a finite number", "não é um número finito"),
+    ("LinkValueError", "not_boolean"): lambda d: ("not true or false", "não é true nem false"),
+    ("LinkValueError", ""): lambda d: ("not usable here", "não serve aqui"),
+}
+
+TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS
+
+
+def text(e: Exception) -> str:
+    """e in the reader's language (see the module docstring)."""
+    reason = getattr(e, "reason", "")
+    words = next((TABLE[(c.__name__, reason)] for c in type(e).__mro__ if (c.__name__, reason) in TABLE), None)
+    if words is None and type(e).__name__ == "LinkValueError":
+        words = TABLE[("LinkValueError", "")]  # a reason this table has not met yet: still a readable notice
+    if words is None:
+        return str(e)
+    try:
+        en, pt = words(getattr(e, "details", {}))
+    except (KeyError, TypeError):  # raised without the details its reason promises: its own line, at least
+        return str(e)
+    return t(str(e) if en is None else en, pt)
