@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lab import models, registry
+from lab import hub, models, registry
 from tests.test_models import fake_hub_cache
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -164,10 +164,10 @@ def test_download_shows_progress_then_loads(hf, tiny_model_dirs, monkeypatch):
         fake_hub_cache(hf, info.hub_id, tiny_model_dirs["gpt2"])
 
     polled = []
-    downloaded_bytes = models.downloaded_bytes
-    monkeypatch.setattr(models, "download", fake_download)
-    monkeypatch.setattr(models, "check_online", lambda name: None)  # as if the hub answered
-    monkeypatch.setattr(models, "downloaded_bytes", lambda name: polled.append(downloaded_bytes(name))
+    downloaded_bytes = hub.downloaded_bytes
+    monkeypatch.setattr(hub, "download", fake_download)
+    monkeypatch.setattr(hub, "check_online", lambda name: None)  # as if the hub answered
+    monkeypatch.setattr(hub, "downloaded_bytes", lambda name: polled.append(downloaded_bytes(name))
                         or polled[-1])
     at = run_model_page("distilgpt2")
     assert not at.error

@@ -12,7 +12,7 @@ from shutil import copytree
 
 import pytest
 
-from lab import models, registry
+from lab import hub, models, registry
 from lab.models import ModelUnavailable
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,7 +108,7 @@ def test_offline_uncached_hub_model_fails_fast_with_the_prefetch_command(empty_h
     msg = str(e.value)
     assert "gpt2" in msg and "HF_HUB_OFFLINE" in msg and "python -m lab prefetch gpt2" in msg
     assert "\n" not in msg
-    assert not models.is_available("gpt2")
+    assert not hub.is_available("gpt2")
 
 
 def test_unreachable_hub_fails_fast(tmp_path):
@@ -138,11 +138,11 @@ def silent_hub(monkeypatch):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)  # read once, when huggingface_hub was imported
-    models.forget_silent_hub()
+    hub.forget_silent_hub()
     try:
         yield sock
     finally:
-        models.forget_silent_hub()
+        hub.forget_silent_hub()
         sock.close()
 
 
@@ -151,13 +151,13 @@ def test_a_silent_hub_is_remembered_not_probed_on_every_rerun(silent_hub):
     for _ in range(3):
         t0 = time.perf_counter()
         with pytest.raises(ModelUnavailable, match="cannot be reached"):
-            models.check_online("distilgpt2")
+            hub.check_online("distilgpt2")
         times.append(time.perf_counter() - t0)
-    assert models.PROBE_TIMEOUT_S - 0.5 <= times[0] <= models.PROBE_TIMEOUT_S + 1.0  # it waited for the probe
+    assert hub.PROBE_TIMEOUT_S - 0.5 <= times[0] <= hub.PROBE_TIMEOUT_S + 1.0  # it waited for the probe
     assert max(times[1:]) < 0.05  # then remembered the silence
-    models.forget_silent_hub()
+    hub.forget_silent_hub()
     t0 = time.perf_counter()
-    assert not models.hub_reachable(timeout=0.3)  # forgotten: probes again (briefly)
+    assert not hub.hub_reachable(timeout=0.3)  # forgotten: probes again (briefly)
     assert time.perf_counter() - t0 >= 0.3
 
 
@@ -185,7 +185,7 @@ def test_broken_checkpoints_are_one_clear_line(tmp_path, tiny_model_dirs, capsys
 
 def test_hub_model_in_the_local_cache_loads_offline_by_name(empty_hf, tiny_model_dirs):
     fake_hub_cache(empty_hf, "openai-community/gpt2", tiny_model_dirs["gpt2"])
-    assert models.is_available("gpt2") and not models.is_available("gpt2-medium")
+    assert hub.is_available("gpt2") and not hub.is_available("gpt2-medium")
     loaded = models.load("gpt2")
     assert loaded.name == "gpt2" and loaded.kind == "decoder" and loaded.n_layer == 2
 

@@ -6,7 +6,7 @@ that need one, through ui.model_loader.current_model().
 
 import streamlit as st
 
-from lab import models, registry
+from lab import hub, models, registry
 from lab.model_cache import APP_BASELINE_MB, BUDGET_ENV, MIN_BUDGET_MB, budget, budget_bytes, models_that_fit
 from ui import limits, url_state
 from ui.i18n import LANGUAGES, lang, model_label, size, t
@@ -29,13 +29,13 @@ def draw() -> None:
 
 def option_labels() -> dict[str, str]:
     """Each registry model's picker label: name, size, and whether it works offline here."""
-    budget, is_offline = budget_bytes(), models.offline()
+    budget, is_offline = budget_bytes(), hub.offline()
     labels = {}
     for name, info in registry.REGISTRY.items():  # the hosted demo's picker shows only those it offers
         label = model_label(name)
         if info.memory_bytes > budget:
             status = t("too big for this server", "grande demais para este servidor")
-        elif models.is_available(name):
+        elif hub.is_available(name):
             status = "✓ offline"
         elif info.hub_id is None:
             status = t("missing from this copy", "ausente desta cópia")
