@@ -49,6 +49,7 @@ PRESETS = {
 PLATEAU_GAIN = 0.005  # the best held-out loss must fall by this fraction over `patience` evaluations
 MODELS = ("decoder", "encoder")
 MASK_PROB = 0.15
+UNKNOWN_STEPS = 10**9  # the step count of a run with only a time budget, until its calibration
 
 
 def pick_device(name: str) -> str:
@@ -189,116 +190,185 @@ def load_init(model, init: str | Path, log=print) -> None:
 
 def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=print, init=None) -> tuple:
     """Train one model (from scratch, or resumed from the checkpoint `init`); return (best model, record)."""
-    import contextlib
-
     import torch
 
+    # the model, its optimiser and the batches, all seeded; the held-out batches are fixed
     torch.manual_seed(seed)
+    model = _start_model(kind, cfg, device, init, log)
+    opt = _optimizer(model, cfg)
+    gen = torch.Generator().manual_seed(seed + (0 if kind == "decoder" else 1))
+    batch_fn = decoder_batch if kind == "decoder" else encoder_batch
+    run = _Run(kind, cfg, model, held_out(kind, data["test"], cfg), device.startswith("cuda"), log)
+    budget = cfg["minutes"] * 60 if cfg["minutes"] else None
+    total = cfg["steps"] or UNKNOWN_STEPS  # fixed by the calibration when only a time budget is given
+    calib_from, calib_at = 5, min(100, max(10, cfg["warmup"]))
+    stopped, step = "schedule", 0
+    while step < total:
+        # every eval_every steps: a point on the curve, the best weights kept; a plateau ends the run
+        if step % cfg["eval_every"] == 0 and run.evaluation(step, total):
+            stopped = "plateau"
+            break
+        # a time budget only: time the steps from calib_from on, then fix the step count that fits
+        if step == calib_from:
+            run.start_calibration()
+        if budget and total == UNKNOWN_STEPS and step > calib_from + 2 and (
+                step >= calib_at or run.elapsed() > 0.1 * budget):
+            total = run.steps_that_fit(step, calib_from, budget)
+        # one step: the scheduled learning rate, a random batch, forward, backward, AdamW
+        for group in opt.param_groups:
+            group["lr"] = lr_at(step, total, cfg)
+        batch = batch_fn(data["train"], gen, cfg)
+        inputs, labels = (batch, batch) if kind == "decoder" else batch
+        run.add_train_loss(step, _train_step(model, opt, inputs, labels, run.autocast))
+        step += 1
+        if budget and run.elapsed() > budget * 1.1:  # a hard stop, should never trigger
+            log(f"{kind}: wall-clock budget exceeded at step {step}; stopping")
+            stopped = "budget"
+            break
+    # the curve's last point (its train loss 0.0 when no step ran since the last evaluation), then
+    # the best weights back into the model
+    run.point(step, run.train_loss(if_none=0.0))
+    wall = run.elapsed()
+    model.load_state_dict(run.best_state)
+    record = run.record(step, wall, stopped, init)
+    log(f"{kind}: done, {step} steps, best held-out loss {run.best:.4f} at step {run.best_step}, {wall:.0f} s")
+    return model, record
+
+
+def _start_model(kind: str, cfg: dict, device: str, init, log):
+    """A freshly initialised model (its weights then replaced by `init`'s when given), on `device`, training."""
     model = build_model(kind, cfg)
     if init:
         load_init(model, init, log)
         model.tie_weights()
     model = model.to(device)
     model.train()
+    return model
+
+
+def _optimizer(model, cfg: dict):
+    """AdamW with weight decay 0.1 on the matrices (2 or more dimensions), none on biases and norms."""
+    import torch
+
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
-                            lr=cfg["lr"], betas=(0.9, 0.95), eps=1e-8)
-    cuda = device.startswith("cuda")
+    return torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
+                             lr=cfg["lr"], betas=(0.9, 0.95), eps=1e-8)
 
-    def autocast():
+
+def _train_step(model, opt, inputs, labels, autocast):
+    """Forward, backward, gradient norm clipped at 1, one AdamW step; the batch's loss (on the device)."""
+    import torch
+
+    with autocast():
+        loss = model(input_ids=inputs, labels=labels).loss
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    return loss
+
+
+def _sync(cuda: bool) -> None:
+    """Wait for queued GPU work, so wall-clock timings are real."""
+    if cuda:
+        import torch
+
+        torch.cuda.synchronize()
+
+
+class _Run:
+    """One model's training run so far: its clock, the held-out curve, the best checkpoint (lowest
+    held-out loss, a CPU copy of its weights) and the train loss since the last evaluation."""
+
+    def __init__(self, kind: str, cfg: dict, model, test: list, cuda: bool, log):
+        self.kind, self.cfg, self.model, self.test, self.cuda, self.log = kind, cfg, model, test, cuda, log
+        self.tokens_per_step = cfg["batch"] * cfg["seq"]
+        self.curve, self.bests = [], []  # bests: the best held-out loss after each evaluation in the loop
+        self.best, self.best_step, self.best_state = float("inf"), None, None
+        self.running, self.n_running = 0.0, 0
+        self.eval_s = 0.0  # seconds spent evaluating, left out of the calibration's time per step
+        _sync(cuda)
+        self.t0 = time.perf_counter()
+
+    def autocast(self):
         """bf16 autocast on CUDA; nothing on CPU."""
-        return torch.autocast("cuda", dtype=torch.bfloat16) if cuda else contextlib.nullcontext()
+        import contextlib
 
-    def sync():
-        """Wait for queued GPU work, so wall-clock timings are real."""
-        if cuda:
-            torch.cuda.synchronize()
+        import torch
 
-    gen = torch.Generator().manual_seed(seed + (0 if kind == "decoder" else 1))
-    batch_fn = decoder_batch if kind == "decoder" else encoder_batch
-    test = held_out(kind, data["test"], cfg)
-    tokens_per_step = cfg["batch"] * cfg["seq"]
-    budget = cfg["minutes"] * 60 if cfg["minutes"] else None
-    total = cfg["steps"] or 10**9  # fixed after calibration when only a time budget is given
-    calib_from, calib_at = 5, min(100, max(10, cfg["warmup"]))
-    curve, best, best_state = [], float("inf"), None
-    running, n_running = 0.0, 0
-    bests, stopped = [], "schedule"  # the best held-out loss after each evaluation
-    sync()
-    t0 = time.perf_counter()
-    eval_s = 0.0
-    step = 0
-    while step < total:
-        if step % cfg["eval_every"] == 0:
-            sync()
-            te = time.perf_counter()
-            loss_test = evaluate_loss(kind, model, test, autocast)
-            train_loss = running / n_running if n_running else None
-            curve.append({"step": step, "tokens": step * tokens_per_step, "train_loss": train_loss,
-                          "test_loss": loss_test, "elapsed_s": round(time.perf_counter() - t0, 2)})
-            if loss_test < best:
-                best, best_step = loss_test, step
-                best_state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
-            running, n_running = 0.0, 0
-            eval_s += time.perf_counter() - te
-            rate = step * tokens_per_step / max(1e-9, time.perf_counter() - t0)
-            log(f"{kind} step {step}/{total if total < 10**9 else '?'} tokens {step * tokens_per_step:,} "
-                f"train {train_loss if train_loss is None else round(train_loss, 4)} "
-                f"held-out {loss_test:.4f} ({rate:,.0f} tok/s)")
-            bests.append(best)
-            patience = cfg.get("patience")
-            if patience and len(bests) > patience and bests[-1] > bests[-1 - patience] * (1 - PLATEAU_GAIN):
-                stopped = "plateau"
-                log(f"{kind}: the best held-out loss fell less than {PLATEAU_GAIN:.1%} over the last {patience} "
-                    "evaluations; stopping at the plateau")
-                break
-        if step == calib_from:
-            sync()
-            t_calib = time.perf_counter()
-            eval_s_calib = eval_s
-        if budget and total == 10**9 and step > calib_from + 2 and (
-                step >= calib_at or time.perf_counter() - t0 > 0.1 * budget):  # steps from measured speed
-            sync()
-            now = time.perf_counter()
-            calib_at = step
-            per_step = (now - t_calib - (eval_s - eval_s_calib)) / (calib_at - calib_from)
-            per_eval = eval_s / max(1, len(curve))
-            left = budget - (now - t0)
-            total = max(calib_at + 1, calib_at + int(0.97 * left / (per_step + per_eval / cfg["eval_every"])))
-            log(f"{kind}: {per_step * 1000:.1f} ms/step -> {total} steps fit in {cfg['minutes']} min")
-        for group in opt.param_groups:
-            group["lr"] = lr_at(step, total, cfg)
-        batch = batch_fn(data["train"], gen, cfg)
-        inputs, labels = (batch, batch) if kind == "decoder" else batch
-        with autocast():
-            loss = model(input_ids=inputs, labels=labels).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        running += float(loss.detach()) if step % 10 == 0 or not cuda else 0.0
-        n_running += 1 if step % 10 == 0 or not cuda else 0
-        step += 1
-        if budget and time.perf_counter() - t0 > budget * 1.1:  # a hard stop, should never trigger
-            log(f"{kind}: wall-clock budget exceeded at step {step}; stopping")
-            stopped = "budget"
-            break
-    sync()
-    loss_test = evaluate_loss(kind, model, test, autocast)
-    curve.append({"step": step, "tokens": step * tokens_per_step, "train_loss": running / max(1, n_running),
-                  "test_loss": loss_test, "elapsed_s": round(time.perf_counter() - t0, 2)})
-    if loss_test < best:
-        best, best_step = loss_test, step
-        best_state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
-    wall = time.perf_counter() - t0
-    model.load_state_dict(best_state)
-    record = {"kind": kind, "steps": step, "tokens_seen": step * tokens_per_step, "wall_s": round(wall, 1),
-              "tokens_per_s": round(step * tokens_per_step / wall), "best_test_loss": best,
-              "best_step": best_step, "params": sum(p.numel() for p in model.parameters()),
-              "stopped": stopped, "curve": curve, "init": str(init) if init else None}
-    log(f"{kind}: done, {step} steps, best held-out loss {best:.4f} at step {best_step}, {wall:.0f} s")
-    return model, record
+        return torch.autocast("cuda", dtype=torch.bfloat16) if self.cuda else contextlib.nullcontext()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def add_train_loss(self, step: int, loss) -> None:
+        """Count a step's loss in the mean train loss; on CUDA every 10th step only (reading it waits for the GPU)."""
+        if step % 10 == 0 or not self.cuda:
+            self.running += float(loss.detach())
+            self.n_running += 1
+
+    def train_loss(self, if_none=None):
+        """The mean train loss counted since the last evaluation; `if_none` when none was counted."""
+        return self.running / self.n_running if self.n_running else if_none
+
+    def point(self, step: int, train_loss) -> float:
+        """The held-out loss now: one point on the curve, and the best checkpoint when it is the lowest yet.
+        The train loss starts over."""
+        _sync(self.cuda)
+        started = time.perf_counter()
+        test_loss = evaluate_loss(self.kind, self.model, self.test, self.autocast)
+        self.curve.append({"step": step, "tokens": step * self.tokens_per_step, "train_loss": train_loss,
+                           "test_loss": test_loss, "elapsed_s": round(self.elapsed(), 2)})
+        if test_loss < self.best:
+            self.best, self.best_step = test_loss, step
+            self.best_state = {k: v.detach().to("cpu", copy=True) for k, v in self.model.state_dict().items()}
+        self.running, self.n_running = 0.0, 0
+        self.eval_s += time.perf_counter() - started
+        return test_loss
+
+    def evaluation(self, step: int, total: int) -> bool:
+        """An evaluation in the loop: the point, logged; True when the run has reached its plateau (the
+        best held-out loss fell less than PLATEAU_GAIN over the last `patience` evaluations)."""
+        train_loss = self.train_loss()
+        test_loss = self.point(step, train_loss)
+        rate = step * self.tokens_per_step / max(1e-9, self.elapsed())
+        self.log(f"{self.kind} step {step}/{total if total < UNKNOWN_STEPS else '?'} "
+                 f"tokens {step * self.tokens_per_step:,} "
+                 f"train {train_loss if train_loss is None else round(train_loss, 4)} "
+                 f"held-out {test_loss:.4f} ({rate:,.0f} tok/s)")
+        self.bests.append(self.best)
+        patience, bests = self.cfg.get("patience"), self.bests
+        if patience and len(bests) > patience and bests[-1] > bests[-1 - patience] * (1 - PLATEAU_GAIN):
+            self.log(f"{self.kind}: the best held-out loss fell less than {PLATEAU_GAIN:.1%} over the last "
+                     f"{patience} evaluations; stopping at the plateau")
+            return True
+        return False
+
+    def start_calibration(self) -> None:
+        """Start timing steps (the evaluations from now on are left out)."""
+        _sync(self.cuda)
+        self.t_calib, self.eval_s_calib = time.perf_counter(), self.eval_s
+
+    def steps_that_fit(self, step: int, since: int, budget: float) -> int:
+        """The step count that fills the time budget, from the time per step measured since step `since`
+        and the time per evaluation so far (logged)."""
+        _sync(self.cuda)
+        now = time.perf_counter()
+        per_step = (now - self.t_calib - (self.eval_s - self.eval_s_calib)) / (step - since)
+        per_eval = self.eval_s / max(1, len(self.curve))
+        left = budget - (now - self.t0)
+        total = max(step + 1, step + int(0.97 * left / (per_step + per_eval / self.cfg["eval_every"])))
+        self.log(f"{self.kind}: {per_step * 1000:.1f} ms/step -> {total} steps fit in {self.cfg['minutes']} min")
+        return total
+
+    def record(self, step: int, wall: float, stopped: str, init) -> dict:
+        """What training.json keeps of this run."""
+        seen = step * self.tokens_per_step
+        return {"kind": self.kind, "steps": step, "tokens_seen": seen, "wall_s": round(wall, 1),
+                "tokens_per_s": round(seen / wall), "best_test_loss": self.best,
+                "best_step": self.best_step, "params": sum(p.numel() for p in self.model.parameters()),
+                "stopped": stopped, "curve": self.curve, "init": str(init) if init else None}
 
 
 def save_model(model, kind: str, out: Path, corpus: Path, cfg: dict | None = None) -> Path:
