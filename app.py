@@ -9,10 +9,14 @@ st.set_page_config(page_title="GPT-2, taken apart", page_icon=":material/biotech
 
 pages = [
     st.Page("app_pages/home.py", title=t("Home", "Início"), icon=":material/home:", default=True),
-    st.Page("app_pages/tokens.py", title=t("Tokenization costs", "Custo da tokenização"), icon=":material/translate:"),
-    st.Page("app_pages/analogies.py", title=t("Embedding analogies", "Analogias de embeddings"), icon=":material/explore:"),
-    st.Page("app_pages/attention.py", title=t("Attention heads", "Cabeças de atenção"), icon=":material/visibility:"),
-    st.Page("app_pages/causal_mask.py", title=t("The causal mask", "A máscara causal"), icon=":material/theater_comedy:"),
+    st.Page("app_pages/tokens.py", title=t("Tokenization costs", "Custo da tokenização"),
+            icon=":material/translate:"),
+    st.Page("app_pages/analogies.py", title=t("Embedding analogies", "Analogias de embeddings"),
+            icon=":material/explore:"),
+    st.Page("app_pages/attention.py", title=t("Attention heads", "Cabeças de atenção"),
+            icon=":material/visibility:"),
+    st.Page("app_pages/causal_mask.py", title=t("The causal mask", "A máscara causal"),
+            icon=":material/theater_comedy:"),
     st.Page("app_pages/logit_lens.py", title=t("Logit lens", "Lente dos logits"), icon=":material/layers:"),
     st.Page("app_pages/perplexity.py", title=t("Perplexity", "Perplexidade"), icon=":material/trending_down:"),
     st.Page("app_pages/sampling.py", title=t("Sampling", "Amostragem"), icon=":material/casino:"),

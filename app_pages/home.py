@@ -30,7 +30,8 @@ PAGES = [
      "que diz quanto esconde."),
     ("app_pages/attention.py", "Attention heads", "Cabeças de atenção", ("03", "04"),
      "Every head of every layer on your text: one head as a heatmap, all heads at a glance, and a sortable "
-     "table that finds the previous-token heads; the split into heads (768 = 12 × 64 in GPT-2 small) read from the model.",
+     "table that finds the previous-token heads; the split into heads (768 = 12 × 64 in GPT-2 small) read from "
+     "the model.",
      "Todas as cabeças de todas as camadas sobre o seu texto: uma cabeça como mapa de calor, todas de uma "
      "vez, e uma tabela ordenável que acha as cabeças do token anterior; a divisão em cabeças (768 = 12 × 64 no "
      "GPT-2 small) lida do modelo."),

@@ -101,7 +101,8 @@ def run(model, batch: list[list[int]], causal: bool = True, hidden: bool = False
         mask = additive_mask(valid, causal, model.dtype)  # (B, 1, T, T)
     elif kind_of(model.config) == "decoder" and not causal:
         raise MaskUnsupported(f"{mtype} builds its causal mask into every attention layer; running it "
-                              "without the mask would mean changing the shared model, which the lab never does", model_type=mtype)
+                              "without the mask would mean changing the shared model, which the lab never does",
+                              model_type=mtype)
     else:
         mask = valid.long()  # (B, T): padding only; GPT-1 adds its own causal mask, encoders none
     net = model if logits else model.base_model

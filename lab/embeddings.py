@@ -121,7 +121,8 @@ def cos_add(unit, vectors):
 
 
 def cos_mul(unit, vectors, eps: float = EPS_MUL):
-    """3CosMul scores for unit vectors (a, b, c): cos'(x, a) · cos'(x, c) / (cos'(x, b) + eps), cos' = (1 + cos) / 2."""
+    """3CosMul scores for unit vectors (a, b, c): cos'(x, a) · cos'(x, c) / (cos'(x, b) + eps),
+    cos' = (1 + cos) / 2."""
     a, b, c = ((1 + unit @ v) / 2 for v in vectors)  # each (V,)
     return a * c / (b + eps)
 

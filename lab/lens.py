@@ -103,8 +103,9 @@ def lens(model, ids: list[int], top: int = 5, target: int | None = None) -> dict
     if not ids:
         raise LensError("the text is empty", "empty_text")
     if len(ids) > context_of(model.config):
-        raise LensError(f"the text is {len(ids)} tokens; the model takes at most {context_of(model.config)}", "too_long",
-                        n=len(ids), context=context_of(model.config))
+        context = context_of(model.config)
+        raise LensError(f"the text is {len(ids)} tokens; the model takes at most {context}", "too_long",
+                        n=len(ids), context=context)
     if not 1 <= top <= vocab:
         raise LensError(f"--top must be between 1 and the vocabulary size {vocab}, not {top}", "top", top=top)
     if target is not None and not 0 <= target < vocab:

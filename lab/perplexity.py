@@ -213,7 +213,8 @@ DATA = Path(__file__).resolve().parent / "data"
 
 # Published figures, with their sources, beside the measured ones.
 PUBLISHED = [
-    {"model": "gpt2", "dataset": "WikiText-2", "ppl": 29.41, "source": "GPT-2 paper (Radford et al. 2019), table 3, zero-shot"},
+    {"model": "gpt2", "dataset": "WikiText-2", "ppl": 29.41,
+     "source": "GPT-2 paper (Radford et al. 2019), table 3, zero-shot"},
     {"model": "gpt2-medium", "dataset": "WikiText-2", "ppl": 22.76, "source": "GPT-2 paper, table 3, zero-shot"},
     {"model": "gpt2-large", "dataset": "WikiText-2", "ppl": 19.93, "source": "GPT-2 paper, table 3, zero-shot"},
     {"model": "gpt2-xl", "dataset": "WikiText-2", "ppl": 18.34, "source": "GPT-2 paper, table 3, zero-shot"},

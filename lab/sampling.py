@@ -8,9 +8,9 @@ the probability on the argmax (what `generate(do_sample=False)` picks).
 
 `steps(...)` generates token by token with a key-value cache (the `cache=` keyword, which transformers
 5.24 renamed from `past_key_values`; GPT-1 has none in 5.x, so it re-reads the whole sequence each step,
-as `generate` does for it) and draws with a per-call `torch.Generator` seeded by the caller: the same seed gives the same text in any
-process, and the process-wide RNG is never touched, so sessions sampling at once cannot disturb each
-other. Each step records its distribution compactly: the top candidates at every stage, entropies
+as `generate` does for it) and draws with a per-call `torch.Generator` seeded by the caller: the same seed
+gives the same text in any process, and the process-wide RNG is never touched, so sessions sampling at once
+cannot disturb each other. Each step records its distribution compactly: the top candidates at every stage, entropies
 and counts, never the whole vocabulary. The shared model is only called, never changed.
 """
 

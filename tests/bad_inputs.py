@@ -55,5 +55,6 @@ MARKDOWN_RAW = ("**negrito**", "_itálico_", "](javascript:", "![x](", "$x^2$", 
 # A link's slider values a visitor could hand-craft (the page falls back to defaults with a notice).
 URL_CASES = [
     ("nan", "nan"), ("inf", "inf"), ("-inf", "-inf"), ("huge", "1e999"), ("negative", "-5"),
-    ("words", "<script>alert(1)</script>"), ("empty", ""), ("long", "9" * 5_000), ("float for int", "3.5"), ("tiny", "1e-320"),
+    ("words", "<script>alert(1)</script>"), ("empty", ""), ("long", "9" * 5_000), ("float for int", "3.5"),
+    ("tiny", "1e-320"),
 ]

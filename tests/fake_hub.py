@@ -82,7 +82,8 @@ def _handler(hub: FakeHub):
             if path.rstrip("/") == "/api/models":
                 return self._json([], head)
             for repo, files in hub.repos.items():
-                if path == f"/api/models/{repo}" or re.fullmatch(rf"/api/models/{re.escape(repo)}/revision/[^/]+", path):
+                revision = re.fullmatch(rf"/api/models/{re.escape(repo)}/revision/[^/]+", path)
+                if path == f"/api/models/{repo}" or revision:
                     return self._json({"id": repo, "modelId": repo, "sha": SHA, "private": False,
                                        "siblings": [{"rfilename": f} for f in files]}, head)
                 if re.fullmatch(rf"/api/models/{re.escape(repo)}/tree/[^/]+/?", path):

@@ -43,7 +43,8 @@ def test_attention_page_switches_heads(tiny_hub_app):
         # The heatmap (legend included) stays inside its column instead of sliding under "All heads".
         column = page.locator('[data-testid="stColumn"]').filter(has=page.get_by_text("Layer 0, head 0")).last
         heatmap = column.locator('[data-testid="stVegaLiteChart"]').first
-        drawn = heatmap.evaluate("e => Math.max(...[...e.querySelectorAll('*')].map(c => c.getBoundingClientRect().right))")
+        drawn = heatmap.evaluate(
+            "e => Math.max(...[...e.querySelectorAll('*')].map(c => c.getBoundingClientRect().right))")
         assert drawn <= column.bounding_box()["x"] + column.bounding_box()["width"] + 1
         choose(page, "Head", "3")
         choose(page, "Layer", "1")

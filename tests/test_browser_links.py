@@ -128,7 +128,9 @@ def test_a_change_of_several_inputs_is_one_step_back(tiny_hub_app):
     """A preset fills four words at once: one history entry, so one Back restores all of them."""
     with chromium() as browser:
         page = open_link(browser, tiny_hub_app, "/analogies?model=gpt2", 'text="Nearest neighbours"')
-        words = lambda: [page.get_by_role("textbox", name=n, exact=True).input_value() for n in ("A", "− B", "+ C")]  # noqa: E731
+        def words():
+            return [page.get_by_role("textbox", name=n, exact=True).input_value() for n in ("A", "− B", "+ C")]
+
         settle(page, lambda: words() == ["king", "man", "woman"])
         page.get_by_role("combobox", name="Preset").click()
         page.get_by_role("option").filter(has_text="Paris − France + Italy").first.click()

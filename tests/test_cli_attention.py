@@ -38,7 +38,8 @@ def test_attention_json_is_what_transformers_gives(capsys, tiny_model_dirs):
 
 def test_attention_no_causal_and_encoder(capsys, tiny_model_dirs):
     path = str(tiny_model_dirs["gpt2"])
-    free = np.array(run_json(capsys, "attention", "--json", "--model", path, "--text", TEXT, "--no-causal")["attention"])
+    free = np.array(run_json(capsys, "attention", "--json", "--model", path, "--text", TEXT,
+                             "--no-causal")["attention"])
     upper = np.triu(np.ones(free.shape[-2:], bool), 1)
     assert (free[..., upper] > 0).all()  # every head looks ahead once the mask is gone
     enc = run_json(capsys, "attention", "--json", "--model", str(tiny_model_dirs["roberta"]), "--text", TEXT)

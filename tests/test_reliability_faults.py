@@ -24,6 +24,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lab import attention, models, sampling
+from lab import hub as lab_hub  # `hub` is the fake hub fixture here
+from lab import text as lab_text
 from lab.cli import main
 from lab.model_cache import ModelCache
 from lab.models import ModelUnavailable
@@ -55,7 +57,7 @@ def go_online(monkeypatch, endpoint: str) -> None:
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    models.forget_silent_hub()
+    lab_hub.forget_silent_hub()
 
 
 def go_offline(monkeypatch) -> None:
@@ -74,7 +76,7 @@ def hub(tmp_path, monkeypatch, tiny_model_dirs):
         h.cache, h.files = use_cache(monkeypatch, tmp_path / "hf"), files
         go_online(monkeypatch, h.url)
         yield h
-    models.forget_silent_hub()
+    lab_hub.forget_silent_hub()
 
 
 def snapshot(cache: Path) -> Path:
@@ -157,7 +159,7 @@ def test_prefetch_downloads_through_the_real_client_then_loads_offline(hub, monk
     hub.requests.clear()
     assert main(["prefetch", "gpt2"]) == 0 and hub.downloads() == []  # there already: nothing fetched
     go_offline(monkeypatch)
-    assert models.is_available("gpt2") and models.load("gpt2").n_layer == 2
+    assert lab_hub.is_available("gpt2") and models.load("gpt2").n_layer == 2
 
 
 def test_an_unreachable_hub_fails_fast_and_writes_nothing(tmp_path, monkeypatch):
@@ -169,26 +171,26 @@ def test_an_unreachable_hub_fails_fast_and_writes_nothing(tmp_path, monkeypatch)
     t0 = time.perf_counter()
     with pytest.raises(ModelUnavailable) as e:
         models.load("distilgpt2")
-    assert time.perf_counter() - t0 < models.PROBE_TIMEOUT_S  # a refused connection: no wait for the probe's timeout
+    assert time.perf_counter() - t0 < lab_hub.PROBE_TIMEOUT_S  # a refused connection: no wait for the probe's timeout
     assert e.value.reason == "hub_silent" and "cannot be reached" in one_line(e.value)
     assert "python -m lab prefetch distilgpt2" in str(e.value)
     assert not list(cache.glob("models--*"))  # not a folder was written
     t0 = time.perf_counter()
     with pytest.raises(ModelUnavailable, match="cannot be reached"):
-        models.download("distilgpt2")
-    assert time.perf_counter() - t0 < models.PROBE_TIMEOUT_S / 3  # the silence is remembered: no new probe
+        lab_hub.download("distilgpt2")
+    assert time.perf_counter() - t0 < lab_hub.PROBE_TIMEOUT_S / 3  # the silence is remembered: no new probe
 
 
 def test_a_connection_dropped_mid_file_keeps_nothing_and_the_next_try_completes(hub):
     hub.drop[WEIGHTS] = 64_000  # the wifi drops 64 kB into the weights, on every retry
     with pytest.raises(ModelUnavailable) as e:
-        models.download("gpt2")
+        lab_hub.download("gpt2")
     assert e.value.reason == "download_failed" and "downloading gpt2" in one_line(e.value)
     assert half_written(hub.cache, hub.files) == []
-    assert not models.is_available("gpt2") and not (snapshot(hub.cache) / WEIGHTS).exists()
+    assert not lab_hub.is_available("gpt2") and not (snapshot(hub.cache) / WEIGHTS).exists()
     del hub.drop[WEIGHTS]
     hub.requests.clear()
-    models.download("gpt2")
+    lab_hub.download("gpt2")
     assert [p.rsplit("/", 1)[1] for p in hub.downloads()] == [WEIGHTS]  # the whole files were kept and reused
     assert half_written(hub.cache, hub.files) == [] and models.load("gpt2").n_layer == 2
 
@@ -202,9 +204,9 @@ def test_a_full_disk_mid_download_keeps_nothing_and_says_what_to_do(hub, monkeyp
     assert str(hub.cache) in err and "python -m lab prefetch gpt2" in err
     path, size = disk.partial
     assert size == 100_000 and not os.path.exists(path)  # the partial file existed, and is gone
-    assert half_written(hub.cache, hub.files) == [] and not models.is_available("gpt2")
+    assert half_written(hub.cache, hub.files) == [] and not lab_hub.is_available("gpt2")
     with pytest.raises(ModelUnavailable) as e:
-        models.download("gpt2")
+        lab_hub.download("gpt2")
     assert e.value.reason == "no_space" and e.value.details["need"] == len(hub.files[WEIGHTS])
     disk.on = False  # space was freed
     assert main(["prefetch", "gpt2"]) == 0
@@ -242,31 +244,31 @@ def test_a_really_full_disk_before_and_during_the_download(tiny_disk, tmp_path, 
         go_online(monkeypatch, hub.url)
         fill(tiny_disk, leave=1_000_000)
         with pytest.raises(ModelUnavailable) as e:
-            models.download("gpt2")
+            lab_hub.download("gpt2")
         assert e.value.reason == "no_space" and "not enough disk space to download gpt2" in one_line(e.value)
         assert hub.downloads() == []  # refused before a byte was fetched
         (tiny_disk / "ballast").unlink()
         hub.before_body[WEIGHTS] = lambda: fill(tiny_disk, leave=200_000)  # the disk fills as the weights come
         with pytest.raises(ModelUnavailable) as e:
-            models.download("gpt2")
+            lab_hub.download("gpt2")
         assert e.value.reason == "no_space" and "ran out of disk space" in one_line(e.value)
-        assert half_written(cache, files) == [] and not models.is_available("gpt2")
+        assert half_written(cache, files) == [] and not lab_hub.is_available("gpt2")
         del hub.before_body[WEIGHTS]
         (tiny_disk / "ballast").unlink()
-        models.download("gpt2")
+        lab_hub.download("gpt2")
         assert half_written(cache, files) == [] and models.load("gpt2").n_layer == 2
-    models.forget_silent_hub()
+    lab_hub.forget_silent_hub()
 
 
 # ---------------------------------------------------------------- a damaged or half-downloaded cache
 
 def test_truncated_cached_weights_are_removed_not_loaded_and_prefetch_replaces_them(hub, monkeypatch, capsys):
-    models.download("gpt2")
+    lab_hub.download("gpt2")
     link = snapshot(hub.cache) / WEIGHTS
     blob = link.resolve()
     blob.write_bytes(hub.files[WEIGHTS][: len(hub.files[WEIGHTS]) // 2])  # a copy of the cache cut short
     go_offline(monkeypatch)
-    assert not models.is_available("gpt2")
+    assert not lab_hub.is_available("gpt2")
     with pytest.raises(ModelUnavailable) as e:
         models.load("gpt2")
     msg = one_line(e.value)
@@ -283,24 +285,24 @@ def test_truncated_cached_weights_are_removed_not_loaded_and_prefetch_replaces_t
 
 @pytest.mark.parametrize("missing", ["config.json", "tokenizer.json"])
 def test_a_cache_missing_a_file_is_not_taken_for_the_model(hub, monkeypatch, missing):
-    models.download("gpt2")
+    lab_hub.download("gpt2")
     link = snapshot(hub.cache) / missing
     link.resolve().unlink()  # a download that never got this file
     link.unlink()
     go_offline(monkeypatch)
-    assert not models.is_available("gpt2")
+    assert not lab_hub.is_available("gpt2")
     with pytest.raises(ModelUnavailable) as e:
         models.load("gpt2")
     assert e.value.reason == "offline" and "is not in the local Hugging Face cache and" in one_line(e.value)
     go_online(monkeypatch, hub.url)
     hub.requests.clear()
-    models.download("gpt2")
+    lab_hub.download("gpt2")
     assert [p.rsplit("/", 1)[1] for p in hub.downloads()] == [missing]
     assert models.load("gpt2").n_layer == 2
 
 
 def test_a_config_that_is_not_json_is_removed(hub, monkeypatch):
-    models.download("gpt2")
+    lab_hub.download("gpt2")
     blob = (snapshot(hub.cache) / "config.json").resolve()
     blob.write_text('{"model_type": "gpt2", "n_')  # cut short
     go_offline(monkeypatch)
@@ -325,7 +327,7 @@ def test_a_damaged_copy_laid_out_without_links_is_removed_too(tmp_path, monkeypa
 def test_partial_downloads_of_a_killed_process_go_but_not_one_under_way(hub, monkeypatch):
     from filelock import FileLock
 
-    models.download("gpt2")
+    lab_hub.download("gpt2")
     blobs = hub.cache / ("models--" + GPT2.replace("/", "--")) / "blobs"
     link = snapshot(hub.cache) / WEIGHTS
     etag = link.resolve().name
@@ -340,7 +342,7 @@ def test_partial_downloads_of_a_killed_process_go_but_not_one_under_way(hub, mon
     with lock, pytest.raises(ModelUnavailable, match="not in the local Hugging Face cache"):
         models.load("gpt2")
     assert not orphan.exists() and live.exists()
-    assert models.downloaded_bytes("gpt2") == sum(len(d) for f, d in hub.files.items() if f != WEIGHTS) + 10
+    assert lab_hub.downloaded_bytes("gpt2") == sum(len(d) for f, d in hub.files.items() if f != WEIGHTS) + 10
 
 
 # ---------------------------------------------------------------- a pass or a load abandoned half-way
@@ -354,7 +356,7 @@ def test_a_pass_abandoned_half_way_leaves_the_shared_model_as_it_was():
     sampling): afterwards every result is bit for bit what it was, and the config is untouched."""
     m = models.load(models.DEFAULT_OFFLINE)
     text = "The trophy didn't fit in the suitcase because it was too big."
-    ids = attention.encode(m.tokenizer, text)
+    ids = lab_text.encode(m.tokenizer, text)
     config = m.model.config.to_json_string()
     before = {c: attention.attention(m.model, ids, causal=c) for c in (True, False)}
     text_before = sampling.sample(m.model, m.tokenizer, text, 12, 1.0, 0, 1.0, seed=7)["tokens"]
@@ -491,7 +493,7 @@ def test_the_app_survives_a_full_disk_and_downloads_once_there_is_room(hub, monk
 
 
 def test_the_app_with_a_damaged_cache_says_so_and_works_after_a_prefetch(hub, monkeypatch, app_caches):
-    models.download("gpt2")
+    lab_hub.download("gpt2")
     blob = (snapshot(hub.cache) / WEIGHTS).resolve()
     blob.write_bytes(blob.read_bytes()[:5000])
     go_offline(monkeypatch)

@@ -119,8 +119,8 @@ def test_a_killed_server_restarted_under_an_open_tab_reconnects_and_the_tab_work
             assert before == cli_tokens(3, 8)
             os.kill(url.proc.pid, signal.SIGKILL)  # no goodbye to the tab
             url.proc.wait(30)
-            page.wait_for_function(f"document.querySelector({STATUS!r})?.innerText.toLowerCase().includes('connecting')",
-                                   timeout=30_000)
+            connecting = f"document.querySelector({STATUS!r})?.innerText.toLowerCase().includes('connecting')"
+            page.wait_for_function(connecting, timeout=30_000)
         killed = time.monotonic()
         with streamlit_server(APP, env=env, port=port) as url:
             page.wait_for_function(f"!document.querySelector({STATUS!r})?.innerText.toLowerCase().includes('connect')",

@@ -85,12 +85,14 @@ def alone_causal() -> list[str]:
     on, off = (causal.view(m.model, ids, causal=c)["loss"] for c in (True, False))
     trophy = [cli("trophy", "--model", name, "--a", a, "--b", b, "--word", word, *extra)["max_abs_diff"]
               for name, extra in ((DEFAULT_OFFLINE, []), (DEFAULT_OFFLINE, ["--no-causal"]), ("course-roberta", []))]
-    return [number(off, "en", 3), f"{'+' if off >= on else ''}{number(off - on, 'en', 3)} vs {number(on, 'en', 3)} with it",
+    delta = f"{'+' if off >= on else ''}{number(off - on, 'en', 3)}"
+    return [number(off, "en", 3), f"{delta} vs {number(on, 'en', 3)} with it",
             *(diff_text(d) for d in trophy)]
 
 
 def alone_perplexity(tmp_path: Path) -> str:
-    """Perplexity per token of the page's market passage under the course model, from the CLI, as the table writes it."""
+    """Perplexity per token of the page's market passage under the course model, from the CLI, as the table
+    writes it."""
     text = next(p["text"] for p in perplexity.passages() if (p["id"], p["lang"]) == ("market", "en"))
     (tmp_path / "market.txt").write_text(text, encoding="utf-8")
     out = cli("perplexity", "--model", DEFAULT_OFFLINE, "--file", str(tmp_path / "market.txt"))
@@ -110,7 +112,8 @@ def ready(kind: str, page) -> bool:
         return page.get_by_text("Each token's background").count() == 1
     if kind == "causal":
         return page.locator('[data-testid="stMetric"]').count() == 4
-    return page.locator('[data-testid="stDataFrame"]').count() >= 1 and page.get_by_text("Published figures").count() == 1
+    tables = page.locator('[data-testid="stDataFrame"]').count()
+    return tables >= 1 and page.get_by_text("Published figures").count() == 1
 
 
 def metric_values(page) -> list[str]:

@@ -12,11 +12,11 @@ import threading
 
 import streamlit as st
 
-from lab import hosting, models, registry
+from lab import hosting, hub, models, registry
 from lab.model_cache import ModelCache, ModelTooLarge
 from lab.models import DEFAULT_OFFLINE, Loaded, ModelUnavailable
-from ui import limits
-from ui.i18n import lang, model_label, size, t
+from ui import messages
+from ui.i18n import model_label, size, t
 
 MODEL_KEY = "model"  # st.session_state key and ?model= query parameter of the sidebar picker
 
@@ -42,16 +42,16 @@ def chosen_name() -> str:
 def _download_with_progress(name: str) -> None:
     """Download a hub model not yet cached, showing bytes so far against its known size."""
     info = registry.info(name)
-    if info.hub_id is None or models.is_available(name):
+    if info.hub_id is None or hub.is_available(name):
         return
     model_cache().check_fits(name)  # refuse before downloading gigabytes that could never load
-    models.check_online(name)  # offline or hub silent: say so now, no download box
+    hub.check_online(name)  # offline or hub silent: say so now, no download box
     total = info.download_bytes
     outcome: dict[str, BaseException] = {}
 
     def work():
         try:
-            models.download(name)
+            hub.download(name)
         except BaseException as e:  # handed to the script thread below
             outcome["error"] = e
 
@@ -62,7 +62,7 @@ def _download_with_progress(name: str) -> None:
                    expanded=True) as box:
         bar = st.progress(0.0)
         while worker.is_alive():
-            done = models.downloaded_bytes(name)
+            done = hub.downloaded_bytes(name)
             bar.progress(min(done / total, 1.0),
                          text=f"{size(done)} / {size(total)}")
             worker.join(0.5)
@@ -87,9 +87,9 @@ def current_model() -> Loaded:
     try:
         return load_named(name)
     except hosting.ModelNotOffered as e:  # e.g. ?model=gpt2-xl on the hosted demo
-        st.error(limits.not_offered_text(e))
+        st.error(messages.text(e))
     except (ModelUnavailable, ModelTooLarge) as e:
-        st.error(t(f"Model {name} is unavailable: {e}", f"O modelo {name} não está disponível: {problem_text(e)}"))
+        st.error(t(f"Model {name} is unavailable: {e}", f"O modelo {name} não está disponível: {messages.text(e)}"))
         if name == DEFAULT_OFFLINE:
             st.stop()
     st.info(t(f"Showing the course's small offline model, {DEFAULT_OFFLINE}, instead.",
@@ -98,53 +98,5 @@ def current_model() -> Loaded:
         return load_named(DEFAULT_OFFLINE)
     except (ModelUnavailable, ModelTooLarge) as e:
         st.error(t(f"The offline model is unavailable too: {e}",
-                   f"O modelo offline também não está disponível: {problem_text(e)}"))
+                   f"O modelo offline também não está disponível: {messages.text(e)}"))
         st.stop()
-
-
-def problem_text(e: Exception) -> str:
-    """Why a model cannot be had (ModelUnavailable, ModelTooLarge), in the UI language, from the reason code.
-
-    English is the error's own line (the one the CLI prints); a library's error text stays as it came.
-    """
-    d, reason = getattr(e, "details", {}), getattr(e, "reason", "")
-    if reason == "not_offered":
-        return limits.not_offered_text(e)
-    if lang() != "pt" or not reason:
-        return str(e)
-    try:
-        return _portuguese(reason, d) or str(e)
-    except KeyError:  # an error raised without the details its reason promises: its own line, at least
-        return str(e)
-
-
-def _portuguese(reason: str, d: dict) -> str | None:
-    """problem_text's Portuguese for a reason code and its details (None: a reason it does not know)."""
-    if reason in ("offline", "hub_silent"):
-        why = ("HF_HUB_OFFLINE está ativado" if reason == "offline" else "o hub da Hugging Face não responde")
-        damaged = f" (uma cópia danificada foi removida: {'; '.join(d['damaged'])})" if d.get("damaged") else ""
-        return (f"{d['name']} ({d['hub_id']}, {size(d['size'])}) não está no cache local da Hugging Face{damaged} "
-                f"e {why}; baixe-o antes, numa máquina com internet: {d['command']}")
-    if reason == "no_space":
-        return (f"falta espaço em disco para baixar {d['name']}: são precisos mais {size(d['need'])} e {d['cache']} "
-                f"tem {size(d['free'])} livres; nada pela metade foi guardado. Libere espaço (ou aponte HF_HOME "
-                f"para um disco maior) e rode: {d['command']}")
-    if reason == "too_large":
-        fit = ", ".join(d["fit"]) or "nenhum"
-        return (f"{d['name']} precisa de cerca de {size(d['need'])} de memória, mais do que este servidor reserva "
-                f"para modelos ({size(d['budget'])}, definido por {d['env']}); modelos que cabem: {fit}")
-    if reason == "missing_shipped":
-        return f"{d['name']} vem com o repositório ({d['path']}), mas não está nesta cópia"
-    if reason == "download_failed":
-        return f"não foi possível baixar {d['name']}: {d['error']}"
-    if reason == "load_failed":
-        return f"não foi possível carregar {d['name']}: {d['error']}"
-    if reason == "unreadable_weights":
-        return f"não foi possível ler os pesos de {d['name']}: {d['error']}"
-    if reason == "no_weights":
-        return f"{d['hub_id']} não tem arquivo de pesos no hub"
-    if reason == "unknown":
-        return f"modelo desconhecido {d['name']!r}: não é um nome do catálogo ({', '.join(d['known'])}) nem uma pasta"
-    if reason == "not_a_model":
-        return f"{d['name']} não é uma pasta de modelo da Hugging Face (falta o config.json)"
-    return None

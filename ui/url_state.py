@@ -283,8 +283,8 @@ def _ignore(key: str, raw: str, e: LinkValueError) -> None:
 
 def notice_text(items: list[str]) -> str:
     """The notice listing ignored link values, in the UI language."""
-    return t("Ignored from the link, so these start at their defaults: ", "Ignorado do link; estes começam no padrão: ") \
-        + "; ".join(items) + "."
+    lead = t("Ignored from the link, so these start at their defaults: ", "Ignorado do link; estes começam no padrão: ")
+    return lead + "; ".join(items) + "."
 
 
 def shown(raw: str) -> str:

@@ -1,7 +1,7 @@
 """Page inputs declared once: a widget's key, label, range or options and default in one call, its link
 binding derived from them (ui.url_state: the URL, Back/Forward, page switches).
 
-    temperature = widgets.Slider("samp_temperature", t("Temperature", "Temperatura"), 0.0, 2.0, 1.0, step=0.05).draw(col)
+    top_k = widgets.Slider("samp_top_k", t("Top-k", "Top-k"), 0, 200, default=50).draw(col)
 
 `draw(where)` binds the value (url_state.bind, with the codec the widget's own range or options give)
 and draws the widget in `where` (st, a column, a container); it returns the widget's value. A page

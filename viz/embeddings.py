@@ -60,8 +60,8 @@ def analogy_chart(pic: dict, title: str = "", subtitle: str = "", names: dict | 
     """
     words = {**NAMES, **(names or {})}
     pts = pd.DataFrame(pic["points"])
-    pts["label"] = [visible(str(x)) if r in ("result", "expected") else str(x) for x, r in zip(pts["label"], pts["role"],
-                                                                                               strict=True)]
+    pts["label"] = [visible(str(x)) if r in ("result", "expected") else str(x)
+                    for x, r in zip(pts["label"], pts["role"], strict=True)]
     pts["role_name"] = [words[r] for r in pts["role"]]
     cx, cy = (pts["x"].min() + pts["x"].max()) / 2, (pts["y"].min() + pts["y"].max()) / 2
     half = max(pts["x"].max() - pts["x"].min(), pts["y"].max() - pts["y"].min()) / 2 * 1.2 or 1.0

@@ -23,7 +23,8 @@ def written(text: str, lang: str = "en") -> str:
 
 
 def number(x, lang: str = "en", decimals: int = 2) -> str:
-    """An int with thousands separators, a float with `decimals` decimals, None as —, infinity as ∞; in `lang`'s style."""
+    """An int with thousands separators, a float with `decimals` decimals, None as —, infinity as ∞; in `lang`'s
+    style."""
     if x is None:
         return "—"
     if isinstance(x, float) and math.isinf(x):  # e.g. the per-word perplexity of a 5,000-letter "word"

@@ -12,8 +12,8 @@ Peak memory is the peak resident set size (Linux VmHWM) minus the resident size 
 call, each measured in a fresh process after the model is built (the peak is reset through
 /proc/self/clear_refs), in MB. The child runs with glibc's mmap threshold fixed at 1 MB
 (MALLOC_MMAP_THRESHOLD_): every big array is then mapped and unmapped on its own, so the peak counts
-live memory rather than how the allocator happened to reuse its heap. Measured for the lab, for the reference, and for the naive
-all-layers-at-once version (every layer's (T, V) probabilities stacked: 13 x 128 x 50,257 floats),
+live memory rather than how the allocator happened to reuse its heap. Measured for the lab, for the reference,
+and for the naive all-layers-at-once version (every layer's (T, V) probabilities stacked: 13 x 128 x 50,257 floats),
 which is what keeping only the top-k layer by layer avoids.
 """
 
@@ -112,4 +112,5 @@ def benchmarks() -> list[dict]:
     memory = {f"{which}_peak_mb": _peak_in_child(which) for which in ("lab", "reference", "stacked")}
     return [entry("lens: lab.lens.lens vs bare forward with output_hidden_states + ln_f/unembedding/softmax/top-5 "
                   "written directly, GPT-2 small shapes, 128 tokens", lab_s, ref_s, 1.2,
-                  memory="peak RSS (VmHWM) minus RSS before one call, fresh process each, mmap threshold 1 MB", **memory)]
+                  memory="peak RSS (VmHWM) minus RSS before one call, fresh process each, mmap threshold 1 MB",
+                  **memory)]

@@ -16,6 +16,8 @@ import sys
 import unicodedata
 import warnings
 
+from lab.errors import LabError
+
 # Command modules, in the order `--help` lists them.
 MODULES = (
     "lab.cli.tokens",
@@ -30,8 +32,9 @@ MODULES = (
 )
 
 
-class LabError(Exception):
-    """A problem with the user's input or environment: printed as one line, exit status 2."""
+class CliError(Exception):
+    """A problem with the command line itself (an option, a file): one line, exit status 2. Not a ValueError,
+    so an argparse type function can raise it with its own words (argparse rewords ValueErrors)."""
 
 
 MESSAGE_CHARS = 400  # an error line longer than this keeps its start and end, the middle left out
@@ -41,7 +44,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's default prints usage too; keep it to one line
-        raise LabError(message)
+        raise CliError(message)
 
 
 def text_arg(value: str) -> str:
@@ -67,24 +70,24 @@ def one_line(message: str) -> str:
 
 
 def read_text(path: str) -> str:
-    """The UTF-8 text of a file, or stdin for '-' (a leading BOM dropped); LabError with a clear line otherwise."""
+    """The UTF-8 text of a file, or stdin for '-' (a leading BOM dropped); CliError with a clear line otherwise."""
     try:
         if path == "-":
             return sys.stdin.buffer.read().decode("utf-8-sig")
         with open(path, "rb") as f:
             return f.read().decode("utf-8-sig")
     except FileNotFoundError:
-        raise LabError(f"no such file: {path}") from None
+        raise CliError(f"no such file: {path}") from None
     except IsADirectoryError:
-        raise LabError(f"is a directory, not a text file: {path}") from None
+        raise CliError(f"is a directory, not a text file: {path}") from None
     except PermissionError:
-        raise LabError(f"cannot read (permission denied): {path}") from None
+        raise CliError(f"cannot read (permission denied): {path}") from None
     except UnicodeDecodeError as e:
-        raise LabError(f"not UTF-8 text: {path} (byte {e.start})") from None
+        raise CliError(f"not UTF-8 text: {path} (byte {e.start})") from None
     except ValueError:  # a NUL in the name, or a name the file system's encoding cannot write
-        raise LabError(f"not a usable file name: {path!r}") from None
+        raise CliError(f"not a usable file name: {path!r}") from None
     except OSError as e:  # name too long, symlink loop, I/O error...: the system's words, one line
-        raise LabError(f"cannot read {path}: {e.strerror or e}") from None
+        raise CliError(f"cannot read {path}: {e.strerror or e}") from None
 
 
 def print_json(obj) -> None:
@@ -129,14 +132,15 @@ def quiet_libraries() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse, run, and turn LabError into one line on stderr with exit status 2."""
+    """Parse, run, and turn a CliError or any lab error (lab.errors.LabError) into one line on stderr with
+    exit status 2."""
     quiet_libraries()
     if hasattr(sys.stdout, "reconfigure"):  # a table showing a non-UTF-8 file name prints it escaped, no traceback
         sys.stdout.reconfigure(errors="backslashreplace")
     try:
         args = build_parser().parse_args(argv)
         return int(args.run(args) or 0)
-    except LabError as e:
+    except (CliError, LabError) as e:
         print(f"lab: error: {one_line(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -10,7 +10,7 @@ tokens, ~0.4 GB of JSON) it refuses with exit 2 unless --max-floats allows more.
 
 from __future__ import annotations
 
-from lab.cli import LabError, print_json, print_table, read_text, text_arg
+from lab.cli import CliError, print_json, print_table, read_text, text_arg
 from lab.cli.common import add_model_argument, load_model_arg
 
 MAX_FLOATS = 20_000_000  # attention --json refuses bigger arrays unless --max-floats says otherwise
@@ -47,20 +47,20 @@ def run_attention(args) -> int:
 
     text = args.text if args.text is not None else read_text(args.file)
     if not text.strip():
-        raise LabError("the text is empty")
+        raise CliError("the text is empty")
     loaded = load_model_arg(args.model)
     ids = encode(loaded.tokenizer, text)
     if len(ids) > loaded.context:
-        raise LabError(f"the text is {len(ids)} tokens; {loaded.name} takes at most {loaded.context}")
+        raise CliError(f"the text is {len(ids)} tokens; {loaded.name} takes at most {loaded.context}")
     floats = loaded.n_layer * loaded.n_head * len(ids) ** 2
     if args.json and floats > args.max_floats:
-        raise LabError(f"{len(ids)} tokens make {floats:,} attention weights ({loaded.n_layer} layers x "
+        raise CliError(f"{len(ids)} tokens make {floats:,} attention weights ({loaded.n_layer} layers x "
                        f"{loaded.n_head} heads x {len(ids)}^2), more than --max-floats {args.max_floats:,}; "
                        "shorten the text or raise --max-floats")
     try:
         att = lab.attention(loaded.model, ids, causal=not args.no_causal)
     except ValueError as e:  # MaskUnsupported (GPT-1 without its mask), too long
-        raise LabError(str(e)) from None
+        raise CliError(str(e)) from None
     tokens = token_texts(loaded.tokenizer, ids)
     if args.json:
         print_json({"ids": ids, "tokens": tokens, "n_layer": int(att.shape[0]), "n_head": int(att.shape[1]),
@@ -78,18 +78,18 @@ def run_trophy(args) -> int:
     from lab import causal
 
     if (args.a is None) != (args.b is None):
-        raise LabError("--a and --b go together: give both sentences, or neither for the course's pair")
+        raise CliError("--a and --b go together: give both sentences, or neither for the course's pair")
     a, b, word = causal.TROPHY[args.pair]
     if args.a is not None:
         a, b = args.a, args.b
     word = args.word if args.word is not None else word
     if not a.strip() or not b.strip():
-        raise LabError("both sentences need some text")
+        raise CliError("both sentences need some text")
     loaded = load_model_arg(args.model)
     try:
         result = causal.trophy(loaded.model, loaded.tokenizer, a, b, word, causal=not args.no_causal)
     except ValueError as e:  # TrophyError, MaskUnsupported, too long
-        raise LabError(str(e)) from None
+        raise CliError(str(e)) from None
     if args.json:
         print_json(result)
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from lab.cli import LabError, print_json, print_table
+from lab.cli import CliError, print_json, print_table
 
 
 def register(sub) -> None:
@@ -24,7 +24,7 @@ def run(args) -> int:
 
     mods = [m for m in MODULES if not args.only or args.only in m.rsplit(".", 1)[-1]]
     if not mods:
-        raise LabError(f"no benchmark module matches {args.only!r}")
+        raise CliError(f"no benchmark module matches {args.only!r}")
     results = []
     for name in mods:
         results.extend(importlib.import_module(name).benchmarks())

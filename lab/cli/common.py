@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lab.cli import LabError
+from lab.cli import CliError
 
 
 def add_model_argument(parser, default: str | None = None) -> None:
@@ -16,7 +16,7 @@ def add_model_argument(parser, default: str | None = None) -> None:
 
 
 def load_model_arg(value: str):
-    """The lab.models.Loaded for a --model value; LabError with one clear line when it cannot load.
+    """The lab.models.Loaded for a --model value; CliError with one clear line when it cannot load.
 
     transformers' "Loading weights" bars are turned off so that stderr stays one line on error.
     """
@@ -28,4 +28,4 @@ def load_model_arg(value: str):
     try:
         return load(value)
     except ModelUnavailable as e:
-        raise LabError(str(e)) from None
+        raise CliError(str(e)) from None

@@ -11,7 +11,7 @@ lab/embeddings.py for the conventions (3CosAdd / 3CosMul, leading space, exclusi
 
 from __future__ import annotations
 
-from lab.cli import LabError, print_json, print_table, text_arg
+from lab.cli import CliError, print_json, print_table, text_arg
 from lab.cli.common import add_model_argument, load_model_arg
 
 
@@ -20,9 +20,9 @@ def _k(value: str) -> int:
     try:
         k = int(value)
     except ValueError:
-        raise LabError(f"--k must be a whole number, not {value!r}") from None
+        raise CliError(f"--k must be a whole number, not {value!r}") from None
     if k < 1:
-        raise LabError(f"--k must be at least 1, not {k}")
+        raise CliError(f"--k must be at least 1, not {k}")
     return k
 
 
@@ -46,7 +46,8 @@ def register(sub) -> None:
     _common(p)
     p.add_argument("--method", choices=("add", "mul"), default="add", help="3CosAdd (default) or 3CosMul")
     p.add_argument("--no-exclude", action="store_true", help="let the three input words be results too")
-    p.add_argument("--expected", type=text_arg, metavar="WORD", help="also report the rank of this word, with and without exclusion")
+    p.add_argument("--expected", type=text_arg, metavar="WORD",
+                   help="also report the rank of this word, with and without exclusion")
     p.set_defaults(run=run_analogy)
 
     p = sub.add_parser("neighbours", help="the tokens nearest to a word by cosine of input embeddings")
@@ -73,7 +74,7 @@ def run_analogy(args) -> int:
                                       space, args.mean_pieces)
         expected = args.expected and embeddings.expected_rank(loaded.tokenizer, q, args.expected, space)
     except embeddings.EmbeddingError as e:
-        raise LabError(str(e)) from None
+        raise CliError(str(e)) from None
     best = embeddings.top(q["scores"], args.k, () if args.no_exclude else embeddings.excluded(q))
     out = {"words": q["words"], "tokens": q["tokens"], "results": embeddings.results(loaded.tokenizer, best)}
     if expected:
@@ -98,7 +99,7 @@ def run_neighbours(args) -> int:
         out = embeddings.neighbours(loaded.model, loaded.tokenizer, args.word, args.k, not args.no_space,
                                     args.mean_pieces)
     except embeddings.EmbeddingError as e:
-        raise LabError(str(e)) from None
+        raise CliError(str(e)) from None
     if args.json:
         print_json(out)
     else:

@@ -10,7 +10,7 @@ model's final prediction at that position.
 
 from __future__ import annotations
 
-from lab.cli import LabError, print_json, print_table, read_text, text_arg
+from lab.cli import CliError, print_json, print_table, read_text, text_arg
 from lab.cli.common import add_model_argument, load_model_arg
 
 
@@ -24,8 +24,8 @@ def register(sub) -> None:
     p.add_argument("--top", type=int, default=5, metavar="K", help="top tokens kept per layer and position (default 5)")
     p.add_argument("--position", type=int, default=-1, metavar="P",
                    help="the position whose target is followed up the layers (default -1, the last token)")
-    p.add_argument("--target", type=text_arg, metavar="WORD", help="follow this token (exactly as typed, one token) instead of "
-                                                    "the model's final prediction")
+    p.add_argument("--target", type=text_arg, metavar="WORD",
+                   help="follow this token (exactly as typed, one token) instead of the model's final prediction")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run_lens)
 
@@ -37,18 +37,18 @@ def run_lens(args) -> int:
 
     text = args.text if args.text is not None else read_text(args.file)
     if not text.strip():
-        raise LabError("the text is empty")
+        raise CliError("the text is empty")
     loaded = load_model_arg(args.model)
     try:
         lens.check_model(loaded.model)
         ids = encode(loaded.tokenizer, text)
         if len(ids) > loaded.context:
-            raise LabError(f"the text is {len(ids)} tokens; {loaded.name} takes at most {loaded.context}")
+            raise CliError(f"the text is {len(ids)} tokens; {loaded.name} takes at most {loaded.context}")
         position = lens.check_position(args.position, len(ids))
         target = None if args.target is None else lens.target_id(loaded.tokenizer, args.target)
         result = lens.lens(loaded.model, ids, top=args.top, target=target)
     except lens.LensError as e:
-        raise LabError(str(e)) from None
+        raise CliError(str(e)) from None
     doc = lens.to_json(result, loaded.tokenizer, ids, position)
     if args.json:
         print_json(doc)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from lab.cli import LabError, one_line, print_json, print_table
+from lab.cli import CliError, one_line, print_json, print_table
 
 
 def register(sub) -> None:
@@ -24,7 +24,7 @@ def register(sub) -> None:
 
 def model_rows() -> list[dict]:
     """One dict per registry model, as `models --json` prints it."""
-    from lab.models import is_available
+    from lab.hub import is_available
     from lab.registry import REGISTRY
 
     return [{"name": m.name, "hub_id": m.hub_id, "kind": m.kind, "params": m.params,
@@ -47,12 +47,12 @@ def run_models(args) -> int:
 
 
 def run_prefetch(args) -> int:
-    from lab.models import ModelUnavailable, download
+    from lab.hub import ModelUnavailable, download
     from lab.registry import REGISTRY, human_bytes
 
     unknown = [n for n in args.names if n not in REGISTRY]
     if unknown:
-        raise LabError(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(REGISTRY)}")
+        raise CliError(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(REGISTRY)}")
     failed = 0
     for name in dict.fromkeys(args.names):
         try:

@@ -9,7 +9,7 @@ defaults to half of each model's context. See lab/perplexity.py for the method.
 
 from __future__ import annotations
 
-from lab.cli import LabError, print_json, print_table, read_text
+from lab.cli import CliError, print_json, print_table, read_text
 from lab.cli.common import load_model_arg
 
 FIELDS = ("model", "tokens", "nll", "ppl", "bits_per_byte", "ppl_per_word")
@@ -21,7 +21,8 @@ def register(sub) -> None:
 
     p = sub.add_parser("perplexity", help="perplexity of a text under one or more models, fairly normalised")
     p.add_argument("--model", action="append", metavar="NAME_OR_DIR",
-                   help=f"a registry name or local Hugging Face directory; repeat for several (default {DEFAULT_OFFLINE})")
+                   help="a registry name or local Hugging Face directory; repeat for several "
+                        f"(default {DEFAULT_OFFLINE})")
     p.add_argument("--file", required=True, metavar="FILE", help="a UTF-8 text file ('-' = stdin)")
     p.add_argument("--stride", type=int, default=None, metavar="S",
                    help="tokens the window moves each step (default: half of each model's context)")
@@ -36,18 +37,18 @@ def run_perplexity(args) -> int:
 
     text = read_text(args.file)
     if not text.strip():
-        raise LabError(f"the text is empty: {args.file}")
+        raise CliError(f"the text is empty: {args.file}")
     if args.stride is not None and args.stride <= 0:
-        raise LabError(f"--stride must be a positive number of tokens; got {args.stride}")
+        raise CliError(f"--stride must be a positive number of tokens; got {args.stride}")
     results = []
     for name in args.model or [DEFAULT_OFFLINE]:
         loaded = load_model_arg(name)
         if args.stride is not None and args.stride > loaded.context:
-            raise LabError(f"--stride {args.stride} is above {loaded.name}'s context of {loaded.context} tokens")
+            raise CliError(f"--stride {args.stride} is above {loaded.name}'s context of {loaded.context} tokens")
         try:
             r = evaluate(loaded, text, args.stride)
         except PerplexityError as e:
-            raise LabError(f"{loaded.name}: {e}") from None
+            raise CliError(f"{loaded.name}: {e}") from None
         del loaded
         results.append({k: r[k] for k in FIELDS} | ({"pseudo": True} if r.get("pseudo") else {}))
     if args.json:

@@ -13,7 +13,7 @@ tokenizer gives; `text` is the continuation only (the prompt is not repeated).
 
 from __future__ import annotations
 
-from lab.cli import LabError, print_json, print_table, text_arg
+from lab.cli import CliError, print_json, print_table, text_arg
 from lab.cli.common import add_model_argument, load_model_arg
 from lab.text import encode, token_texts
 
@@ -23,7 +23,7 @@ def _number(value: str) -> float:
     try:
         return float(value)
     except ValueError:
-        raise LabError(f"not a number: {value!r}") from None
+        raise CliError(f"not a number: {value!r}") from None
 
 
 def _whole(value: str) -> int:
@@ -31,7 +31,7 @@ def _whole(value: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise LabError(f"not a whole number: {value!r}") from None
+        raise CliError(f"not a whole number: {value!r}") from None
 
 
 def _filters(p) -> None:
@@ -61,18 +61,18 @@ def register(sub) -> None:
 
 
 def _load_decoder(args):
-    """Check the filters first (cheap), then load the model; LabError for bad input or an encoder."""
+    """Check the filters first (cheap), then load the model; CliError for bad input or an encoder."""
     from lab import sampling
 
     try:
         sampling.check(args.temperature, args.top_k, args.top_p)
     except sampling.SamplingError as e:
-        raise LabError(str(e)) from None
+        raise CliError(str(e)) from None
     if not args.prompt.strip():
-        raise LabError("the prompt is empty")
+        raise CliError("the prompt is empty")
     loaded = load_model_arg(args.model)
     if loaded.kind != "decoder":
-        raise LabError(f"sampling needs a decoder; {loaded.name} is an encoder (a masked LM fills in blanks, "
+        raise CliError(f"sampling needs a decoder; {loaded.name} is an encoder (a masked LM fills in blanks, "
                        "it does not continue text)")
     return loaded
 
@@ -82,13 +82,13 @@ def run_next(args) -> int:
     from lab import sampling
 
     if args.top < 1:
-        raise LabError(f"--top must be at least 1, not {args.top}")
+        raise CliError(f"--top must be at least 1, not {args.top}")
     loaded = _load_decoder(args)
     try:
         ids = encode(loaded.tokenizer, args.prompt, "prompt")
         step = sampling.next_token(loaded.model, ids, args.temperature, args.top_k, args.top_p, args.top)
     except sampling.SamplingError as e:
-        raise LabError(str(e)) from None
+        raise CliError(str(e)) from None
     c = step["candidates"]
     words = token_texts(loaded.tokenizer, c["id"])
     rows = [{"id": i, "token": w, "p_raw": r, "p_filtered": f}
@@ -106,13 +106,13 @@ def run_sample(args) -> int:
     from lab import sampling
 
     if args.max_new_tokens < 1:
-        raise LabError(f"--max-new-tokens must be at least 1, not {args.max_new_tokens}")
+        raise CliError(f"--max-new-tokens must be at least 1, not {args.max_new_tokens}")
     loaded = _load_decoder(args)
     try:
         out = sampling.sample(loaded.model, loaded.tokenizer, args.prompt, args.max_new_tokens,
                               args.temperature, args.top_k, args.top_p, args.seed)
     except sampling.SamplingError as e:
-        raise LabError(str(e)) from None
+        raise CliError(str(e)) from None
     if args.json:
         print_json({"text": out["text"], "tokens": out["tokens"]})
     else:

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from lab.cli import LabError, print_json, print_table, read_text
+from lab.cli import CliError, print_json, print_table, read_text
 from lab.encodings import ENCODINGS
 
 
@@ -30,11 +30,11 @@ def register(sub) -> None:
 
 
 def _encodings(names: list[str] | None) -> tuple[str, ...]:
-    """The requested encodings in the order given (duplicates dropped), or all; LabError if unknown."""
+    """The requested encodings in the order given (duplicates dropped), or all; CliError if unknown."""
     names = tuple(dict.fromkeys(names or ENCODINGS))
     for name in names:
         if name not in ENCODINGS:
-            raise LabError(f"unknown encoding {name!r}; choose from {', '.join(ENCODINGS)}")
+            raise CliError(f"unknown encoding {name!r}; choose from {', '.join(ENCODINGS)}")
     return names
 
 
@@ -64,13 +64,13 @@ def run_premium(args) -> int:
 
     names = _encodings(args.encoding)
     if args.sample == bool(args.en or args.pt):
-        raise LabError("give either --en FILE and --pt FILE, or --sample")
+        raise CliError("give either --en FILE and --pt FILE, or --sample")
     if args.sample:
         en, pt = sample_texts()
     elif not (args.en and args.pt):
-        raise LabError("give both --en FILE and --pt FILE")
+        raise CliError("give both --en FILE and --pt FILE")
     elif args.en == "-" and args.pt == "-":
-        raise LabError("only one of --en and --pt can read stdin (-)")
+        raise CliError("only one of --en and --pt can read stdin (-)")
     else:
         en, pt = read_text(args.en), read_text(args.pt)
     result = premium(en, pt, names)

@@ -6,7 +6,7 @@ import json
 import math
 from pathlib import Path
 
-from lab.cli import LabError, print_json
+from lab.cli import CliError, print_json
 
 
 def run_corpus(args) -> int:
@@ -16,7 +16,7 @@ def run_corpus(args) -> int:
     from lab.course import corpus
 
     if not shutil.which("apt-get") or not shutil.which("dpkg"):
-        raise LabError("building the corpus needs apt-get and dpkg (a Debian or Ubuntu system)")
+        raise CliError("building the corpus needs apt-get and dpkg (a Debian or Ubuntu system)")
     _make_dir(args.out, "--out")
     _make_dir(args.work, "--work")
     result = corpus.build(args.out, args.work, log=lambda s: print(s, flush=True))
@@ -40,32 +40,33 @@ def _exists(path: Path) -> bool:
 
 
 def _make_dir(value: str, option: str) -> None:
-    """Create the output directory `value` now, before hours of work; LabError with one line if it cannot be."""
+    """Create the output directory `value` now, before hours of work; CliError with one line if it cannot be."""
     if not value.strip():
-        raise LabError(f"{option}: give a directory name")
+        raise CliError(f"{option}: give a directory name")
     try:
         Path(value).mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise LabError(f"{option} {value}: a file of that name is in the way") from None
+        raise CliError(f"{option} {value}: a file of that name is in the way") from None
     except (OSError, ValueError) as e:  # too long, read-only, a NUL in the name...
-        raise LabError(f"{option} {value}: cannot create this directory ({getattr(e, 'strerror', None) or e})") from None
+        why = getattr(e, "strerror", None) or e
+        raise CliError(f"{option} {value}: cannot create this directory ({why})") from None
 
 
 def _check_numbers(args) -> None:
-    """LabError for a count below 1, a budget that is not a positive number of minutes, a seed numpy refuses."""
+    """CliError for a count below 1, a budget that is not a positive number of minutes, a seed numpy refuses."""
     for option, value in (("--steps", getattr(args, "steps", None)), ("--eval-windows", args.eval_windows)):
         if value is not None and value < 1:
-            raise LabError(f"{option} must be at least 1, not {value}")
+            raise CliError(f"{option} must be at least 1, not {value}")
     minutes = getattr(args, "minutes", None)
     if minutes is not None and not (math.isfinite(minutes) and minutes > 0):
-        raise LabError(f"--minutes must be a positive number of minutes, not {minutes}")
+        raise CliError(f"--minutes must be a positive number of minutes, not {minutes}")
     seed = getattr(args, "seed", 0)
     if not 0 <= seed < 2**32:
-        raise LabError(f"--seed must be between 0 and 2**32 - 1, not {seed}")
+        raise CliError(f"--seed must be between 0 and 2**32 - 1, not {seed}")
 
 
 def _check_device(name: str) -> str:
-    """The device `name` stands for (auto resolved); LabError unless it is cpu, mps or a CUDA device here."""
+    """The device `name` stands for (auto resolved); CliError unless it is cpu, mps or a CUDA device here."""
     import torch
 
     from lab.course.train import pick_device
@@ -75,20 +76,20 @@ def _check_device(name: str) -> str:
     except (RuntimeError, ValueError, TypeError):
         device = None
     if device is None or device.type not in ("cpu", "cuda", "mps"):
-        raise LabError(f"--device {name!r}: not a device; use auto, cpu, cuda, cuda:N or mps")
+        raise CliError(f"--device {name!r}: not a device; use auto, cpu, cuda, cuda:N or mps")
     if device.type == "cuda" and not (torch.cuda.is_available() and (device.index or 0) < torch.cuda.device_count()):
-        raise LabError(f"--device {name}: no such CUDA device on this machine")
+        raise CliError(f"--device {name}: no such CUDA device on this machine")
     if device.type == "mps" and not torch.backends.mps.is_available():
-        raise LabError(f"--device {name}: MPS is not available on this machine")
+        raise CliError(f"--device {name}: MPS is not available on this machine")
     return str(device)
 
 
 def _check_corpus(path: str) -> None:
-    """LabError unless `path` holds the token streams and tokenizers `lab corpus` writes."""
+    """CliError unless `path` holds the token streams and tokenizers `lab corpus` writes."""
     need = [Path(path) / "tokens" / "train.npy", Path(path) / "tokenizers" / "gpt2"]
     missing = [str(p) for p in need if not _exists(p)]
     if missing:
-        raise LabError(f"no corpus at {path} (missing {missing[0]}); run `python -m lab corpus` first")
+        raise CliError(f"no corpus at {path} (missing {missing[0]}); run `python -m lab corpus` first")
 
 
 def run_train(args) -> int:
@@ -98,12 +99,12 @@ def run_train(args) -> int:
     _check_numbers(args)
     models = tuple(m for m in args.models.split(",") if m)
     if not models or any(m not in train.MODELS for m in models):
-        raise LabError(f"--models: choose from {', '.join(train.MODELS)}")
+        raise CliError(f"--models: choose from {', '.join(train.MODELS)}")
     _check_corpus(args.corpus)
     if args.init and not _exists(Path(args.init) / "model.safetensors"):
-        raise LabError(f"--init: no model.safetensors in {args.init}")
+        raise CliError(f"--init: no model.safetensors in {args.init}")
     if args.init and len(models) != 1:
-        raise LabError("--init resumes one model: pass --models decoder or --models encoder")
+        raise CliError("--init resumes one model: pass --models decoder or --models encoder")
     _check_device(args.device)
     _make_dir(args.out, "--out")
     results = train.run(args.preset, args.corpus, args.out, args.device, args.seed, args.minutes, args.steps,
@@ -121,7 +122,7 @@ def run_eval(args) -> int:
     _check_numbers(args)
     _check_corpus(args.corpus)
     if not _exists(Path(args.dir) / "course-gpt2") and not _exists(Path(args.dir) / "course-roberta"):
-        raise LabError(f"no course-gpt2/ or course-roberta/ model directory in {args.dir}")
+        raise CliError(f"no course-gpt2/ or course-roberta/ model directory in {args.dir}")
     device = _check_device(args.device)
     results = course_eval.run(args.dir, args.corpus, device=device, limit=args.eval_windows,
                               log=lambda s: print(s, flush=True))
