@@ -1,4 +1,4 @@
-"""Data and helpers for the logit-lens page (chapter 05).
+"""What the logit-lens page computes (chapter 05); ui.draw.lens draws beside the page.
 
 One forward pass per (model, text, target word), cached with st.cache_data; the model comes from
 ui.model_loader by name, never hashed. Without a typed word the target at every position is the
@@ -13,7 +13,6 @@ import streamlit as st
 
 from lab import lens
 from lab.text import encode, token_texts
-from ui import url_state as link
 from ui.i18n import lang, num, t
 from ui.model_loader import get_model
 from viz.lens import prob_text, shown
@@ -57,15 +56,6 @@ def target_word(word: str, new_word: bool) -> str | None:
     return " " + word if new_word and not word[0].isspace() else word
 
 
-def problem(e: lens.LensError) -> str:
-    """A LensError about the typed target in the UI language."""
-    if e.reason == "target_tokens":
-        n = e.details["n"]
-        return t(f"That is {n} tokens for this model, not one; the lens follows a single token. Its pieces:",
-                 f"Isso dá {n} tokens para este modelo, não um; a lente segue um único token. Os pedaços:")
-    return t(f"This target cannot be followed ({e}).", f"Não dá para seguir este alvo ({e}).")
-
-
 def cut_note(view: dict, m) -> str | None:
     """Why the page shows fewer tokens than the text has, or None."""
     if not view["cut"]:
@@ -80,33 +70,9 @@ def norm_note(view: dict, m) -> str | None:
     if view["final_norm"]:
         return None
     return t(f"{m.name} (GPT-1) has no final layer norm (its blocks normalise after themselves): its lens is the "
-             "unembedding alone.", f"{m.name} (GPT-1) não tem normalização final (seus blocos normalizam depois de si "
-             "mesmos): a lente dele é só a projeção para o vocabulário (unembedding).")
-
-
-def reset_position() -> None:
-    """Widget callback: a new text starts the followed position at its last token again."""
-    for key in ("lens_position", "lens_position_saved"):
-        st.session_state.pop(key, None)
-
-
-def keep_position(n: int) -> None:
-    """Keep the followed position across page switches and in the link, starting at the last token;
-    one that this text does not have goes back to the last token."""
-    link.bind("lens_position", n - 1, link.integer(0, n - 1))
-
-
-def settle_metrics(rank, p) -> None:
-    """Four numbers for the followed token: first layer at rank 1, the layer it settles, its rank and
-    probability at the output."""
-    first, settled = lens.first_and_settled(rank)
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric(t("First at rank 1: layer", "Primeiro no topo: camada"), "—" if first is None else str(first))
-    c2.metric(t("Settled from layer", "Estável a partir da camada"), "—" if settled is None else str(settled),
-              help=t("The layer from which it stays at rank 1 up to the output.",
-                     "A camada a partir da qual ele fica em 1º lugar até a saída."))
-    c3.metric(t("Rank at the output", "Ranking na saída"), num(int(rank[-1])))
-    c4.metric(t("Probability at the output", "Probabilidade na saída"), prob_text(float(p[-1]), lang()))
+             "unembedding alone.",
+             f"{m.name} (GPT-1) não tem normalização final (seus blocos normalizam depois de si mesmos): a lente "
+             "dele é só a projeção para o vocabulário (unembedding).")
 
 
 def trace_columns() -> dict:
