@@ -1,5 +1,7 @@
 # Two entry points for a fresh machine: `make run` (the app) and `make test` (every test).
 # Both build .venv from nothing on first use; nothing is downloaded at run time.
+# `make run` installs requirements.txt (what the app needs, as a deployment does); `make test` and
+# `make bench` add requirements-dev.txt (the test, lint and browser tools) on top.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -12,12 +14,16 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install -q -r requirements.txt
 	touch $@
 
+$(VENV)/.installed-dev: $(VENV)/.installed requirements.txt requirements-dev.txt
+	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
 run: $(VENV)/.installed
 	$(VENV)/bin/streamlit run app.py
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed-dev
 	$(PY) -m lab bench --json
