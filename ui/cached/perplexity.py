@@ -1,9 +1,10 @@
-"""Data for the perplexity page: one evaluation per (model, text, stride), computed once per process.
+"""What the perplexity page computes (chapters 06, 08, 09): one evaluation per (model, text, stride), computed
+once per process; the texts it offers; the published figures. ui.draw.perplexity draws.
 
 Models are evaluated one after another through the shared loader (its memory budget drops the
-least recently used model when the next one needs room), each with its own progress bar. Results
-live in a small process-wide table keyed by (model, text, stride fraction), so a table that filled
-in survives page switches and a classroom opening the same link computes each row once.
+least recently used model when the next one needs room), each with its own progress bar (drawn by
+the caller). Results live in a small process-wide table keyed by (model, text, stride fraction), so a
+table that filled in survives page switches and a classroom opening the same link computes each row once.
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-
-import streamlit as st
+from collections.abc import Callable
 
 from lab import hosting, perplexity, registry
 from lab.model_cache import ModelTooLarge
@@ -24,6 +24,7 @@ from ui.model_loader import load_named
 
 MAX_RESULTS = 256
 STRIDES = (0.125, 0.25, 0.5, 1.0)  # fractions of each model's context; the guide's default is 1/2
+PAGE_CHARS = 6_000  # the unseen Debian text and the reader's own are cut here on the page (the CLI takes them whole)
 _results: OrderedDict[tuple, dict] = OrderedDict()
 _lock = threading.Lock()
 
@@ -54,35 +55,24 @@ def clear() -> None:
         _results.clear()
 
 
-def error_text(e: Exception) -> str:
-    """A PerplexityError in the reader's language."""
-    if getattr(e, "reason", None) == "empty":
-        return t("The text is empty.", "O texto está vazio.")
-    if getattr(e, "reason", None) == "one_token":
-        return t("The text is a single token: there is nothing to predict.",
-                 "O texto é um único token: não há nada a prever.")
-    return str(e)
-
-
-def evaluate(name: str, text: str, fraction: float) -> dict:
-    """The result for one model (stored), or {"model", "error"} when it cannot be had; a progress bar meanwhile."""
+def evaluate(name: str, text: str, fraction: float, progress_bar: Callable) -> dict:
+    """The result for one model (stored), or {"model", "error"} when it cannot be had. Once the model is loaded,
+    `progress_bar(words)` draws a bar (st.progress's: .progress(f, text=words), .empty()) for the evaluation."""
     if (found := cached(name, text, fraction)) is not None:
         return found
     label = registry.info(name).label if name in registry.REGISTRY else name
     try:
         loaded = load_named(name)
-    except hosting.ModelNotOffered as e:
+    except (hosting.ModelNotOffered, ModelUnavailable, ModelTooLarge) as e:
         return {"model": name, "error": messages.text(e)}
-    except (ModelUnavailable, ModelTooLarge) as e:
-        return {"model": name, "error": messages.text(e)}
-    bar = st.progress(0.0, text=t(f"Evaluating {label}…", f"Avaliando {label}…"))
+    words = t(f"Evaluating {label}…", f"Avaliando {label}…")
+    bar = progress_bar(words)
     stride = max(1, int(loaded.context * fraction))
     try:
-        result = perplexity.evaluate(loaded, text, stride, progress=lambda f: bar.progress(
-            f, text=t(f"Evaluating {label}…", f"Avaliando {label}…")))
+        result = perplexity.evaluate(loaded, text, stride, progress=lambda f: bar.progress(f, text=words))
     except perplexity.PerplexityError as e:
         bar.empty()
-        return {"model": name, "error": error_text(e)}
+        return {"model": name, "error": messages.text(e)}
     result["params"] = registry.info(name).params if name in registry.REGISTRY else None
     result["non_embedding"] = perplexity.non_embedding_params(loaded.model)
     if name.startswith("course-gpt2"):  # the course tokenizer: the unigram baseline applies
@@ -94,6 +84,31 @@ def evaluate(name: str, text: str, fraction: float) -> dict:
     bar.empty()
     _store(name, text, fraction, result)
     return result
+
+
+def texts() -> tuple[dict[str, str], dict[str, str]]:
+    """The text selector's options as ({option: its text}, {option: its name in the UI language}): the bundled
+    passages, the unseen documentation (cut at PAGE_CHARS) and "own" (its text: the reader's box's default)."""
+    sources = {f"{p['id']}:{p['lang']}": p for p in perplexity.passages()}
+    unseen = perplexity.unseen_texts()
+    titles = {(p["id"], p["lang"]): p["title"] for p in sources.values()}  # an English text's title in Portuguese too
+    texts = {k: p["text"] for k, p in sources.items()} | {
+        f"unseen:{code}": unseen[code][:PAGE_CHARS] for code in ("en", "pt")} | {"own": sources["market:en"]["text"]}
+    names = {k: f"{titles.get((p['id'], lang()), p['title'])} ({p['lang'].upper()})" for k, p in sources.items()} | {
+        "unseen:en": t("Debian documentation no course model saw (EN)",
+                       "Documentação Debian que nenhum modelo do curso viu (EN)"),
+        "unseen:pt": t("Debian documentation no course model saw (PT)",
+                       "Documentação Debian que nenhum modelo do curso viu (PT)"),
+        "own": t("Your own text", "Seu próprio texto")}
+    return texts, names
+
+
+def headers() -> dict[str, str]:
+    """The results table's column headers in the UI language (viz.perplexity.shown_table's keys)."""
+    return {"model": t("model", "modelo"), "params": t("parameters", "parâmetros"),
+            "tokens": t("tokens predicted", "tokens previstos"), "ppl": t("ppl / token", "ppl / token"),
+            "bits_per_byte": t("bits / byte", "bits / byte"), "ppl_per_word": t("ppl / word", "ppl / palavra"),
+            "note": t("note", "nota")}
 
 
 # lab.perplexity.PUBLISHED's English wording, in Portuguese.

@@ -1,5 +1,6 @@
-"""Cached token counts for the tokens page (st.cache_data, keyed by text + encoding): a click on
-the encoding radio or a page switch never recounts a long text."""
+"""What the tokens page computes (chapter 01): token counts cached with st.cache_data, keyed by text +
+encoding (a click on the encoding radio or a page switch never recounts a long text), and the texts
+its sample selector loads. ui.draw.tokens draws its sections."""
 
 from __future__ import annotations
 

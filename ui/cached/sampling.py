@@ -1,0 +1,66 @@
+"""What the sampling page computes (chapter 07); ui.draw.sampling draws its settings, the streamed
+generation and a step's distribution.
+
+Comparisons that are not streamed (a second setting, five seeds) are cached with st.cache_data, keyed
+by model name + prompt + settings. The model comes from ui.model_loader by name, never hashed, and is
+never changed.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import streamlit as st
+
+from lab import sampling
+from lab.text import token_texts
+from ui.i18n import t
+from ui.model_loader import get_model
+from viz import sampling as viz
+
+
+class Settings(NamedTuple):
+    """Everything that decides a generation besides the model and prompt."""
+
+    temperature: float
+    top_k: int
+    top_p: float
+    seed: int
+    n: int
+
+
+def finish_step(step: dict, tokenizer) -> dict:
+    """A step as the page keeps it: candidate texts added."""
+    step["texts"] = token_texts(tokenizer, step["candidates"]["id"])
+    return step
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def generation(model_name: str, prompt: str, s: Settings) -> dict:
+    """A whole generation, not streamed (the comparisons): tokens and steps, as ui.draw.sampling.stream keeps them."""
+    m = get_model(model_name)
+    out = sampling.sample(m.model, m.tokenizer, prompt, s.n, s.temperature, s.top_k, s.top_p, s.seed)
+    return {"ids": out["ids"], "tokens": out["tokens"], "steps": [finish_step(x, m.tokenizer) for x in out["steps"]],
+            "done": True, "stopped": False}
+
+
+def names() -> dict:
+    """Chart words in the UI language (viz.sampling.NAMES keys)."""
+    return {"raw": t("raw (T = 1)", "bruta (T = 1)"), "temperature": t("after temperature", "após a temperatura"),
+            "top_k": t("after top-k", "após o top-k"),
+            "top_p": t("after top-p (drawn from)", "após o top-p (sorteio)"),
+            "sampled": t("sampled", "sorteado"), "argmax": t("argmax", "argmax"), "kept": t("kept", "mantido"),
+            "removed": t("removed", "removido"), "p": t("probability", "probabilidade"), "token": "token",
+            "stage": t("stage", "etapa"), "cumulative": t("cumulative probability", "probabilidade acumulada"),
+            "top_p_line": "top-p"}
+
+
+def pick_label(result: dict):
+    """format_func for the token picker: position and the token's visible text."""
+    return lambda i: f"{i + 1} {viz.visible(result['tokens'][i]['token'])}"
+
+
+def variety(results: list[dict]) -> str:
+    """How many different texts a list of generations gave, in words."""
+    distinct = len({tuple(x["id"] for x in r["tokens"]) for r in results})
+    return t(f"{distinct} different texts out of {len(results)}.", f"{distinct} textos diferentes de {len(results)}.")

@@ -1,0 +1,119 @@
+"""What the perplexity page draws (chapters 06, 08, 09): the text it measures, the evaluations' progress,
+the results table and charts, the surprisal views and the published figures; ui.cached.perplexity computes.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab import perplexity
+from ui import exports, presentation, widgets
+from ui.cached import perplexity as cached
+from ui.i18n import lang, num, t
+from ui.limits import clip_perplexity
+from viz import perplexity as viz
+
+
+def page_cut(text: str) -> str:
+    """The reader's own text as the page measures it: its first PAGE_CHARS characters, with a notice when cut."""
+    if len(text) > cached.PAGE_CHARS:  # 200,000 characters would take minutes per model; the CLI takes it whole
+        st.info(t(f"The page measures the first {num(cached.PAGE_CHARS)} of these {num(len(text))} characters. "
+                  "For the whole text: `python -m lab perplexity --file FILE`.",
+                  f"A página mede os primeiros {num(cached.PAGE_CHARS)} destes {num(len(text))} caracteres. "
+                  "Para o texto inteiro: `python -m lab perplexity --file ARQUIVO`."))
+        return text[:cached.PAGE_CHARS]
+    return text
+
+
+def passage(text: str) -> str:
+    """A chosen text cut at the hosted cap (with a notice), shown in an expander; the text measured."""
+    text = clip_perplexity(text)
+    with st.expander(t("Show the text", "Mostrar o texto")):
+        st.text(text)
+    return text
+
+
+def results(chosen: list[str], text: str, fraction: float) -> list[dict]:
+    """Each chosen model's result in turn (a progress bar while it is evaluated); a warning for one that cannot
+    be had."""
+    found = []
+    for name in chosen:
+        r = cached.evaluate(name, text, fraction, lambda words: st.progress(0.0, text=words))
+        if "error" in r:
+            st.warning(t(f"{name}: {r['error']}", f"{name}: {r['error']}"))
+        else:
+            found.append(r)
+    return found
+
+
+def table(results: list[dict], labels: dict, headers: dict) -> None:
+    """The results table (and its export), which column to compare, and the bits-per-byte chart."""
+    frame = viz.results_frame(results, labels)
+    pseudo = t("pseudo-perplexity (encoder): not comparable", "pseudo-perplexidade (encoder): não comparável")
+    st.dataframe(shown := viz.shown_table(frame, headers, lang(), pseudo), hide_index=True)
+    exports.table("perplexity", st, shown)
+    st.info(t("**Which column to compare.** Across models with different tokenizers (GPT-1, GPT-2, RoBERTa, the "
+              "course models) compare **bits per byte** or **perplexity per word**: both divide the same total by "
+              "something every model shares, the text. Perplexity per token compares only models with the same "
+              "tokenizer (the GPT-2 sizes and DistilGPT-2; the three course decoders). Encoders' pseudo-perplexity "
+              "sees both sides of each token and is not comparable with any decoder's number.",
+              "**Qual coluna comparar.** Entre modelos com tokenizadores diferentes (GPT-1, GPT-2, RoBERTa, os "
+              "modelos do curso) compare **bits por byte** ou **perplexidade por palavra**: as duas dividem o mesmo "
+              "total por algo que todos os modelos têm em comum, o texto. Perplexidade por token só compara modelos "
+              "com o mesmo tokenizador (os tamanhos do GPT-2 e o DistilGPT-2; os três decoders do curso). A "
+              "pseudo-perplexidade dos encoders vê os dois lados de cada token e não se compara com número nenhum "
+              "de decoder."))
+    exports.chart("bits-per-byte", st, viz.bits_chart(
+        frame, t("Bits per byte, smaller models first", "Bits por byte, modelos menores primeiro"),
+        t("bits per byte (lower is better)", "bits por byte (menor é melhor)"),
+        {"decoder": t("decoder", "decoder"), "pseudo": pseudo}, lang()))
+
+
+def scale(results: list[dict]) -> None:
+    """What scale buys: the course decoders' perplexity against their size (with two of them or more)."""
+    frame = viz.scale_frame(results)
+    if len(frame) < 2:
+        return
+    st.subheader(t("What scale buys, offline", "O que a escala compra, offline"))
+    exports.chart("scale-curve", st, viz.scale_chart(
+        frame, t("Course decoders: same tokenizer, corpus and context; only size differs",
+                 "Decoders do curso: mesmo tokenizador, corpus e contexto; só o tamanho muda"),
+        t("non-embedding parameters (log)", "parâmetros fora dos embeddings (log)"),
+        t("perplexity per token (log)", "perplexidade por token (log)"),
+        t("unigram baseline", "linha de base unigrama"), lang()))
+
+
+def surprisal(text: str, results: list[dict]) -> None:
+    """Which tokens surprised which model: one model's strip (ppl_strip), and two models word by word (ppl_a,
+    ppl_b) when there are two."""
+    st.subheader(t("Which tokens surprised which model", "Quais tokens surpreenderam qual modelo"))
+    by_name = {r["model"]: r for r in results}
+    one = widgets.Choice("ppl_strip", t("Model", "Modelo"), by_name, results[-1]["model"]).draw()
+    st.caption(t("Darker red: more bits of surprise. Hover a token for its value.",
+                 "Vermelho mais escuro: mais bits de surpresa. Passe o mouse num token para ver o valor."))
+    st.html(viz.surprisal_html(text, by_name[one]["surprisal"], lang()))
+    if len(results) < 2:
+        return
+    c1, c2 = presentation.stacking("surprisal").columns(2)
+    pick_a = widgets.Choice("ppl_a", t("Model A", "Modelo A"), by_name, results[-1]["model"])
+    pick_b = widgets.Choice("ppl_b", t("Model B", "Modelo B"), by_name, results[0]["model"])
+    widgets.bind_all(pick_a, pick_b)  # both bound, then both drawn, as before
+    a, b = pick_a.draw(c1), pick_b.draw(c2)
+    words = viz.words_compare(text, perplexity.by_character(by_name[a]["surprisal"], len(text)),
+                              perplexity.by_character(by_name[b]["surprisal"], len(text)))
+    st.caption(t(f"Per word, aligned by characters: green where {a} was less surprised than {b}, red where more.",
+                 f"Por palavra, alinhado pelos caracteres: verde onde {a} se surpreendeu menos que {b}, "
+                 "vermelho onde mais."))
+    st.html(viz.compare_html(text, words, lang(), (a, b)))
+
+
+def published(model_header: str) -> None:
+    """The published figures, and why they differ from the page's."""
+    st.subheader(t("Published figures", "Números publicados"))
+    st.dataframe(cached.published_table(model_header), hide_index=True)
+    st.caption(t("The GPT-2 paper scores WikiText-2 after undoing its tokenization (spaces around punctuation, "
+                 "@-@ markers), with its own detokenizers; raw text, as here and in the Hugging Face guide, scores "
+                 "differently, so expect the same order of magnitude, not the same digits.",
+                 "O artigo do GPT-2 mede o WikiText-2 depois de desfazer a tokenização dele (espaços em volta da "
+                 "pontuação, marcas @-@) com destokenizadores próprios; texto cru, como aqui e no guia da Hugging "
+                 "Face, dá outros valores: espere a mesma ordem de grandeza, não os mesmos dígitos."))

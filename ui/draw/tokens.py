@@ -1,0 +1,74 @@
+"""What the tokens page draws (chapter 01): the cost tables, one encoding's tokens and the premium chart;
+ui.cached.tokens counts.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab import tokens as lab
+from ui import exports, presentation
+from ui.cached import tokens as cached
+from ui.i18n import lang, num, t
+from viz import tokens as viz
+
+
+def costs(pt_costs: dict, en_costs: dict | None) -> None:
+    """The cost tables (Portuguese, and English when given) and how many words GPT-2's context holds."""
+    rows = {"tokens": "tokens", "words": t("words", "palavras"), "chars": t("characters", "caracteres"),
+            "tokens_per_word": t("tokens per word", "tokens por palavra"),
+            "chars_per_token": t("characters per token", "caracteres por token")}
+    left, right = presentation.stacking("costs").columns(2)
+    left.subheader(t("Portuguese", "Português"))
+    left.table(pt_table := viz.costs_frame(pt_costs, rows, lang()))
+    exports.table("costs-portuguese", left, pt_table.rename_axis(t("measure", "medida")).reset_index())
+    if en_costs:
+        right.subheader(t("English", "Inglês"))
+        right.table(en_table := viz.costs_frame(en_costs, rows, lang()))
+        exports.table("costs-english", right, en_table.rename_axis(t("measure", "medida")).reset_index())
+
+    model, window = lab.CONTEXT["gpt2"]
+    pt_words = lab.words_in_window(pt_costs["gpt2"], window)
+    en_words = en_costs and lab.words_in_window(en_costs["gpt2"], window)
+    st.markdown(t(f"**{model}'s {num(window)} tokens hold about {num(pt_words)} words of this Portuguese text"
+                  + (f", {num(en_words)} of English.**" if en_words else ".**"),
+                  f"**Os {num(window)} tokens do {model} comportam cerca de {num(pt_words)} palavras deste "
+                  "texto em português" + (f", e {num(en_words)} do inglês.**" if en_words else ".**")))
+
+
+def tokens(pt: str, name: str, total: int, limit: int) -> None:
+    """The first `limit` tokens of pt under encoding `name` (of `total`) as chips, and its costliest words."""
+    st.subheader(t("The tokens", "Os tokens"))
+    st.caption(t("Each chip is one token: its text (␣ is a space) over its id. Orange chips hold part of a "
+                 "UTF-8 character, shown as bytes such as \\xc3.",
+                 "Cada ficha é um token: o texto (␣ é um espaço) sobre o id. Fichas laranja guardam parte "
+                 "de um caractere UTF-8, mostrada em bytes como \\xc3."))
+    st.html(viz.token_chips(cached.chips(name, pt, limit), total=total, lang=lang()))
+    st.subheader(t("The words that cost the most", "As palavras que mais custam"))
+    st.table(costliest := viz.costliest_frame(cached.costliest(pt, name, 10),
+                                              (t("word", "palavra"), "tokens", t("pieces", "pedaços"))))
+    exports.table("costliest-words", st, costliest)
+
+
+def premium(pt: str, en: str, pairs: int) -> None:
+    """The premium chart: the sample set's (`pairs` pairs), the published one and, with both texts, the reader's."""
+    st.subheader(t("The premium: Portuguese tokens ÷ English tokens",
+                   "O ágio: tokens em português ÷ tokens em inglês"))
+    series = {t(f"sample set ({pairs} pairs)", f"conjunto de exemplos ({pairs} pares)"): cached.sample_premium(),
+              "Petrov et al. 2023 (FLORES-200)": lab.PUBLISHED_PREMIUM}
+    if pt.strip() and en.strip():
+        series = {t("your text", "seu texto"): cached.premium(en, pt), **series}
+        if (ratio := lab.length_mismatch(en, pt)) is not None:
+            st.warning(t(f"The two boxes do not look like one text in two languages: the Portuguese is {num(ratio)} "
+                         "times as long as the English (translations stay between about 0.7 and 1.4). The premium of "
+                         "your text compares different texts and means little.",
+                         f"As duas caixas não parecem o mesmo texto em duas línguas: o português tem {num(ratio)} "
+                         "vezes o tamanho do inglês (traduções ficam entre cerca de 0,7 e 1,4). O ágio do seu "
+                         "texto compara textos diferentes e quer dizer pouco."))
+    y_title = t("pt tokens ÷ en tokens", "tokens em português ÷ tokens em inglês")
+    exports.chart("premium", st, viz.premium_chart(viz.premium_frame(series), y_title=y_title, lang=lang()),
+                  width="stretch")
+    st.caption(t("Above 1.0, the same content costs Portuguese readers more tokens: more money per request and "
+                 "less text in the context window. CLI: `python -m lab premium --sample`.",
+                 "Acima de 1,0, o mesmo conteúdo custa mais tokens para quem lê em português: mais dinheiro por "
+                 "requisição e menos texto na janela de contexto. CLI: `python -m lab premium --sample`."))
