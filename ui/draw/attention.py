@@ -1,0 +1,164 @@
+"""What the attention and causal-mask pages draw beside their charts (chapters 03, 04 and 11): the two
+columns of the attention page, the mask's heatmaps, the trophy pair's inputs and the widget callbacks;
+ui.cached.attention computes.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab.causal import TROPHY
+from lab.text import labels
+from ui import exports, messages, presentation, widgets
+from ui.cached import attention as cached
+from ui.i18n import lang, num, t
+from viz import attention as viz
+
+
+def pick_head(source: str, frame) -> None:
+    """Widget callback: open the head clicked in the summary grid or selected in the table."""
+    sel = st.session_state[source].selection
+    rows = sel.get("pick") if source == "attn_grid" else [frame.iloc[i] for i in sel.get("rows", [])]
+    if rows:
+        st.session_state["attn_layer"], st.session_state["attn_head"] = int(rows[0]["layer"]), int(rows[0]["head"])
+
+
+def summary_columns() -> dict:
+    """st.dataframe column_config for the per-head table: short translated headers, 3 decimals
+    (in Portuguese viz.attention.summary_shown has written them already, with a decimal comma)."""
+    words = cached.names()
+    short = {"entropy": t("entropy", "entropia"), "previous": t("previous", "anterior"),
+             "first": t("first", "primeiro"), "self": t("self", "próprio")}
+
+    def column(label, c):
+        if lang() == "pt":
+            return st.column_config.TextColumn(label, help=words[c])
+        return st.column_config.NumberColumn(label, format="%.3f", help=words[c])
+
+    return {"layer": st.column_config.NumberColumn(words["layer"], width=56),
+            "head": st.column_config.NumberColumn(words["head"], width=56),
+            **{c: column(label, c) for c, label in short.items()}}
+
+
+def all_heads(view: dict, frame, metric: widgets.Widget, words: dict) -> None:
+    """The overview of every head (its PNG export), the colour-by radio and the clickable layer x head grid."""
+    st.subheader(t("All heads", "Todas as cabeças"))
+    st.image(view["overview"], caption=t("Rows: layers; columns: heads. Each head scaled to its own maximum.",
+                                         "Linhas: camadas; colunas: cabeças. Cada cabeça na sua própria escala."))
+    exports.image("attention-overview", st, view["overview"])
+    grid = viz.summary_grid(frame, metric.draw(), names=words, lang=lang())
+    exports.chart("head-summary", st, grid, key="attn_grid", width="content",
+                  on_select=lambda: pick_head("attn_grid", frame))
+    st.caption(t("Click a cell to open that head.", "Clique numa célula para abrir a cabeça."))
+
+
+def one_head(view: dict, frame, layer_input: widgets.Widget, head_input: widgets.Widget, start: int,
+             words: dict) -> None:
+    """The layer and head pickers, the chosen head's heatmap over the window from `start`, and the table of
+    every head (a row opens it)."""
+    c1, c2 = st.columns(2)
+    layer, head = layer_input.draw(c1), head_input.draw(c2)
+    n = len(view["ids"])
+    shown = min(n - start, viz.HEATMAP_MAX)
+    if n > viz.HEATMAP_MAX:
+        st.caption(t(f"The heatmap shows tokens {start}–{start + shown - 1} of {n} (at most {viz.HEATMAP_MAX} stay "
+                     "legible); the overview and the table cover them all.",
+                     f"O mapa mostra os tokens {start}–{start + shown - 1} de {n} (no máximo {viz.HEATMAP_MAX} "
+                     "ficam legíveis); a visão geral e a tabela cobrem todos."))
+    chart = viz.heatmap(view["window"][layer, head], labels(view["tokens"])[start:start + shown], offset=start,
+                        title=t(f"Layer {layer}, head {head}", f"Camada {layer}, cabeça {head}"),
+                        names=words, lang=lang())
+    exports.chart("attention-head", st, chart)  # fills its column, never spills into the next
+    st.caption(t("Every head, one row each: click a row to open it; click a column to sort (\"previous\" finds the "
+                 "previous-token heads).", "Cada cabeça, uma linha: clique numa linha para abri-la; clique numa "
+                 "coluna para ordenar (\"anterior\" acha as cabeças do token anterior)."))
+    st.dataframe(viz.summary_shown(frame, lang()), key="attn_table", on_select=lambda: pick_head("attn_table", frame),
+                 selection_mode="single-row", hide_index=True, height=240, column_config=summary_columns())
+
+
+def mask_heatmaps(m, text: str, masks: list[bool], words: dict) -> None:
+    """The sentence's scores and weights with the mask and without it (`masks`), and the loss each gives."""
+    inputs = (widgets.Choice("mask_layer", t("Layer", "Camada"), range(m.n_layer), 0),  # ranges of this model
+              widgets.Choice("mask_head", t("Head", "Cabeça"), range(m.n_head), 0))
+    widgets.bind_all(*inputs)  # before the columns, as ever: a link's notice about them stays above them
+    layer, head = (w.draw(col) for w, col in zip(inputs, st.columns(2), strict=True))
+    views = {on: cached.mask_view(m.name, text, on) for on in masks}
+    if False not in views:  # GPT-1's mask is built into every layer
+        st.warning(t(f"Without the mask: not available for {m.name}, which builds its causal mask into every "
+                     "attention layer; removing it would mean changing the shared model, which this app never does.",
+                     f"Sem a máscara: indisponível para {m.name}, que embute a máscara causal em cada camada de "
+                     "atenção; tirá-la exigiria alterar o modelo compartilhado, o que este app nunca faz."))
+    if views[True]["n_total"] > viz.HEATMAP_MAX:
+        st.caption(t(f"Showing the first {viz.HEATMAP_MAX} tokens.",
+                     f"Mostrando os primeiros {viz.HEATMAP_MAX} tokens."))
+    for on, v in views.items():
+        st.subheader(t("With the causal mask", "Com a máscara causal") if on
+                     else t("Without the mask", "Sem a máscara"))
+        left, right = presentation.stacking(f"causal-{on}").columns(2)
+        tags, which = labels(v["tokens"]), "masked" if on else "unmasked"
+        scores = viz.heatmap(v["scores"][layer, head], tags, t("Scores q·k/√d (before softmax)",
+                             "Scores q·k/√d (antes do softmax)"), value_title="score", scheme="purpleorange",
+                             digits=1, names=words, lang=lang())
+        exports.chart(f"scores-{which}", left, scores)
+        weights = viz.heatmap(v["attention"][layer, head], tags, t("Weights (after softmax)",
+                              "Pesos (depois do softmax)"), names=words, lang=lang())
+        exports.chart(f"weights-{which}", right, weights)
+    loss_without_mask(views)
+
+
+def loss_without_mask(views: dict) -> None:
+    """The next-token loss without the mask against with it (views: mask on/off -> mask_view), explained."""
+    if False not in views or views[True]["loss"] is None:
+        return
+    a, b = views[True]["loss"], views[False]["loss"]
+    delta = ("+" if b >= a else "") + num(b - a, 3)
+    st.metric(t("Next-token loss without the mask (nats)", "Perda do próximo token sem a máscara (nats)"),
+              num(b, 3), f"{delta} " + t(f"vs {num(a, 3)} with it", f"vs {num(a, 3)} com ela"),
+              delta_color="off")  # neither direction is "better": see the caption
+    st.caption(t("Without the mask each position can also see the very token it must predict, so this loss "
+                 "stops being an honest score: lower means leakage, not skill; higher means the model, trained "
+                 "with the mask, never learned to read the future.",
+                 "Sem a máscara cada posição também vê o próprio token que deve prever, então esta perda deixa "
+                 "de ser uma medida honesta: menor é vazamento, não habilidade; maior mostra que o modelo, "
+                 "treinado com a máscara, nunca aprendeu a ler o futuro."))
+
+
+def load_pair() -> None:
+    """Widget callback: fill the two sentences and the word from the chosen pair."""
+    a, b, word = TROPHY[st.session_state["trophy_pair"]]
+    st.session_state.update(trophy_a=a, trophy_b=b, trophy_word=word)
+
+
+def trophy_sentences() -> tuple[str, str, str]:
+    """The trophy pair (English / Portuguese), the Portuguese one explained, then the two sentences and the
+    word it fills; their values.
+
+    The pair, both sentences and the word keep what the reader typed across page switches and reruns
+    that stop before drawing them (an emptied sentence above), and travel in the link; the pair
+    starts in the UI language, the sentences and the word at the pair's. So all four are bound before
+    the pair's radio is drawn: its callback fills the other three.
+    """
+    pair = widgets.Choice("trophy_pair", t("Pair", "Par"), ["en", "pt"], lang(), kind="radio",
+                          format_func={"en": "English", "pt": "Português"}.get, horizontal=True, on_change=load_pair)
+    a, b, word = (widgets.Text(key, label, default, kind="text_input") for key, label, default in
+                  zip(("trophy_a", "trophy_b", "trophy_word"), ("A", "B", t("Word", "Palavra")), TROPHY[pair.bind()],
+                      strict=True))
+    widgets.bind_all(a, b, word)
+    if pair.draw() == "pt":
+        st.caption(t("In Portuguese the pronoun would give the answer away: \"ele\" is the trophy (o troféu, "
+                     "masculine), \"ela\" the suitcase (a mala, feminine). So the sentence leaves the subject "
+                     "implicit, as Portuguese usually does, and the adjective agrees (\"pequena\" can only be the "
+                     "suitcase). The word compared is the verb \"era\", the last word before the sentences differ.",
+                     "Em português o pronome já entregaria a resposta: \"ele\" é o troféu, \"ela\" é a mala. Por "
+                     "isso a frase omite o sujeito, como o português costuma fazer, e o adjetivo concorda "
+                     "(\"pequena\" só pode ser a mala). Comparamos o verbo \"era\", a última palavra antes de as "
+                     "frases divergirem."))
+    c1, c2, c3 = st.columns([5, 5, 1])
+    return a.draw(c1), b.draw(c2), word.draw(c3)
+
+
+def problem(e: Exception) -> None:
+    """A message that may quote the reader's sentences: a fixed warning, then the text (ui.messages) as plain
+    text (st.text: no Markdown, no HTML), so `**`, `$` or `:red[...]` in a sentence stay as typed."""
+    st.warning(t("These sentences cannot be compared:", "Não dá para comparar estas frases:"))
+    st.text(messages.text(e))
