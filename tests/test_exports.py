@@ -7,19 +7,18 @@ chart builders the pages use; the page tests check that every chart and table ge
 import io
 import json
 import xml.etree.ElementTree as ET
-from pathlib import Path
+from functools import partial
 
 import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
-from streamlit.testing.v1 import AppTest
 
+from tests.pages import open_page
 from viz import attention as viz_attention
 from viz import tokens as viz_tokens
 from viz.export import PNG_SCALE, chart_png, chart_spec, chart_svg, csv_bytes
 
-ROOT = Path(__file__).resolve().parents[1]
 SVG = "{http://www.w3.org/2000/svg}"
 
 
@@ -64,16 +63,7 @@ def test_csv_reads_back_with_accents_in_a_spreadsheet_encoding():
     pd.testing.assert_frame_equal(pd.read_csv(io.BytesIO(data), encoding="utf-8-sig"), frame)
 
 
-def open_tokens(**params) -> AppTest:
-    """The app on the tokens page (no model needed), with these query parameters."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page("app_pages/tokens.py")
-    at.run()
-    assert not at.exception
-    return at
+open_tokens = partial(open_page, "app_pages/tokens.py", timeout=30)  # no model needed
 
 
 def downloads(at) -> list[str]:

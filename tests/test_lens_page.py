@@ -1,52 +1,21 @@
 """The logit-lens page under AppTest, in both languages, on tiny random models (no network)."""
 
-import dataclasses
 import io
 import json
-from pathlib import Path
+from functools import partial
 
 import pyarrow as pa
-import pytest
 import torch
-from streamlit.testing.v1 import AppTest
 
-from lab import registry
 from lab.causal import TROPHY
+from tests import pages
 from tests.test_models import fake_hub_cache
 from viz.lens import GRID_MAX
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "app_pages/logit_lens.py"
 
 
-@pytest.fixture
-def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
-    """course-gpt2 / course-roberta are tiny random models; an offline, private HF cache; fresh caches."""
-    from ui import lens_data
-    from ui.model_loader import model_cache
-
-    for name, arch in (("course-gpt2", "gpt2"), ("course-roberta", "roberta")):
-        info = registry.info(name)
-        monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(info, path=str(tiny_model_dirs[arch])))
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    for c in (model_cache, lens_data.lens_view):
-        c.clear()
-    yield tmp_path / "hf" / "hub"
-    for c in (model_cache, lens_data.lens_view):
-        c.clear()
-
-
-def open_page(**params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+open_page = partial(pages.open_page, PAGE)
 
 
 def metrics(at) -> dict:
@@ -76,7 +45,7 @@ def own_prediction(path, text) -> tuple[list[int], list[str]]:
 
 
 def test_lens_page_shows_the_models_own_prediction_and_re_slices_without_a_forward_pass(
-        tiny_course, tiny_model_dirs, forwards):
+        course_standins, tiny_model_dirs, forwards):
     ids, shown = own_prediction(tiny_model_dirs["gpt2"], TROPHY["en"][0])  # the oracle runs first: its pass counts
     passes = forwards["n"]
     at = open_page()
@@ -98,7 +67,7 @@ def test_lens_page_shows_the_models_own_prediction_and_re_slices_without_a_forwa
     assert forwards["n"] == passes + 2
 
 
-def test_lens_page_window_over_a_long_text(tiny_course, forwards):
+def test_lens_page_window_over_a_long_text(course_standins, forwards):
     at = open_page()
     at.text_area(key="lens_text").set_value("it was " * 20).run()  # 41 tokens
     assert at.slider(key="lens_start").max == 41 - GRID_MAX
@@ -110,7 +79,7 @@ def test_lens_page_window_over_a_long_text(tiny_course, forwards):
     assert cells["position"].min() == 7 and cells["position"].max() == 7 + GRID_MAX - 1
 
 
-def test_lens_page_in_portuguese(tiny_course):
+def test_lens_page_in_portuguese(course_standins):
     at = open_page(lang="pt")
     assert at.title[0].value == "Lente dos logits"
     assert at.text_area(key="lens_text").value == TROPHY["pt"][0]
@@ -121,7 +90,7 @@ def test_lens_page_in_portuguese(tiny_course):
     assert not at.exception and any("não um" in w.value for w in at.warning)
 
 
-def test_lens_page_bad_inputs(tiny_course, tiny_model_dirs):
+def test_lens_page_bad_inputs(course_standins, tiny_model_dirs):
     at = open_page()
     at.text_input(key="lens_word").set_value("troféu").run()  # several tokens
     assert not at.exception and any("not one" in w.value for w in at.warning)
@@ -141,20 +110,20 @@ def test_lens_page_bad_inputs(tiny_course, tiny_model_dirs):
     assert not at.exception and "**" in " ".join(at.selectbox(key="lens_position").options)
 
 
-def test_lens_page_with_an_encoder_picked_uses_the_course_decoder(tiny_course):
+def test_lens_page_with_an_encoder_picked_uses_the_course_decoder(course_standins):
     at = open_page(model="course-roberta")
     assert any("needs a decoder" in i.value for i in at.info)
     assert metrics(at)["Rank at the output"] == "1"
 
 
-def test_lens_page_on_gpt1_says_it_has_no_final_norm(tiny_course, tiny_model_dirs):
-    fake_hub_cache(tiny_course, "openai-community/openai-gpt", tiny_model_dirs["openai-gpt"])
+def test_lens_page_on_gpt1_says_it_has_no_final_norm(course_standins, tiny_model_dirs):
+    fake_hub_cache(course_standins, "openai-community/openai-gpt", tiny_model_dirs["openai-gpt"])
     at = open_page(model="openai-gpt")
     assert any("no final layer norm" in c.value for c in at.caption)
     assert metrics(at)["Rank at the output"] == "1"
 
 
-def test_lens_page_keeps_its_inputs_across_a_page_switch(tiny_course):
+def test_lens_page_keeps_its_inputs_across_a_page_switch(course_standins):
     at = open_page()
     at.text_area(key="lens_text").set_value("meu próprio texto 🏆 aqui").run()
     at.selectbox(key="lens_position").select(2).run()

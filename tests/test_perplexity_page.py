@@ -1,29 +1,20 @@
 """The perplexity page under AppTest, on tiny random models standing in for the course models (no network)."""
 
 import json
-from pathlib import Path
+from functools import partial
 
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from lab import perplexity, registry
+from tests import pages
 from tests.test_models import fake_hub_cache
 from viz import perplexity as viz
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "app_pages/perplexity.py"
 
 
-def open_page(**params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+open_page = partial(pages.open_page, PAGE, timeout=120)
 
 
 def parse(body: str) -> tuple[set[str], str]:

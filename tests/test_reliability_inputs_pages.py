@@ -17,16 +17,14 @@ import re
 import time
 import urllib.parse
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from google.protobuf.json_format import MessageToDict
 from streamlit.testing.v1 import AppTest
 
+from tests import pages
 from tests.bad_inputs import CASES, MARKDOWN_RAW, URL_CASES
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 PAGES = {"tokens": "app_pages/tokens.py", "analogies": "app_pages/analogies.py",
          "attention": "app_pages/attention.py", "causal": "app_pages/causal_mask.py",
          "sampling": "app_pages/sampling.py", "perplexity": "app_pages/perplexity.py",
@@ -126,15 +124,9 @@ def messages(at: AppTest) -> list[str]:
 
 
 def open_page(page: str, **params) -> AppTest:
-    """The app on `page` (first run on the entry page, as a visitor arrives), from a link with `params`."""
-    at = AppTest.from_file(APP, default_timeout=120)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    if page != "home":
-        at.switch_page(PAGES[page])
-        at.run()
-    return at
+    """The app on `page` (first run on the entry page, as a visitor arrives), from a link with `params`;
+    an exception is left for the test to report."""
+    return pages.open_page(None if page == "home" else PAGES[page], timeout=120, check=False, **params)
 
 
 def own_markup(at: AppTest) -> set[str]:

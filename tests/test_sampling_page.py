@@ -1,48 +1,16 @@
 """The sampling page under AppTest, on tiny random models (no network)."""
 
-import dataclasses
-from pathlib import Path
+from functools import partial
 
-import pytest
 import streamlit as st
 import torch
 from streamlit.testing.v1 import AppTest
 
-from lab import registry
 from lab.sampling import PROMPTS
+from tests import pages
 from tests.test_models import fake_hub_cache
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-
-
-@pytest.fixture
-def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
-    """course-gpt2 / course-roberta are tiny random models; an offline, private HF cache; fresh caches."""
-    from ui import sampling_data
-    from ui.model_loader import model_cache
-
-    for name, arch in (("course-gpt2", "gpt2"), ("course-roberta", "roberta")):
-        info = registry.info(name)
-        monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(info, path=str(tiny_model_dirs[arch])))
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    for c in (model_cache, sampling_data.generation):
-        c.clear()
-    yield tmp_path / "hf" / "hub"
-    for c in (model_cache, sampling_data.generation):
-        c.clear()
-
-
-def open_page(**params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page("app_pages/sampling.py")
-    at.run()
-    assert not at.exception, at.exception
-    return at
+open_page = partial(pages.open_page, "app_pages/sampling.py")
 
 
 def streamed(at: AppTest) -> list[int]:
@@ -64,7 +32,7 @@ def generate_ids(model_dir, prompt, n, temperature, top_k, top_p, seed) -> list[
     return out[0, len(ids):].tolist()
 
 
-def test_page_streams_generates_text_and_views_cost_no_forward_pass(tiny_course, tiny_model_dirs, forwards):
+def test_page_streams_generates_text_and_views_cost_no_forward_pass(course_standins, tiny_model_dirs, forwards):
     at = open_page()
     assert at.title[0].value == "Sampling"
     s = {k: at.session_state[f"samp_{k}"] for k in ("temperature", "top_k", "top_p", "seed", "n")}
@@ -82,7 +50,7 @@ def test_page_streams_generates_text_and_views_cost_no_forward_pass(tiny_course,
     assert at.metric[3].value != "" and len(at.get("vega_lite_chart")) >= 2
 
 
-def test_moving_a_setting_changes_the_text_and_the_same_seed_gives_it_back(tiny_course):
+def test_moving_a_setting_changes_the_text_and_the_same_seed_gives_it_back(course_standins):
     at = open_page()
     first = streamed(at)
     at.number_input(key="samp_seed").set_value(1).run()
@@ -96,7 +64,7 @@ def test_moving_a_setting_changes_the_text_and_the_same_seed_gives_it_back(tiny_
     assert streamed(at) == first and not at.exception
 
 
-def test_stop_keeps_what_was_drawn_and_the_session_goes_on(tiny_course, monkeypatch, forwards):
+def test_stop_keeps_what_was_drawn_and_the_session_goes_on(course_standins, monkeypatch, forwards):
     """A run cut short (as a Stop click or leaving the page interrupts it) keeps its partial text when
     Stop caused the rerun; without Stop the page draws the whole text again."""
     from lab import sampling
@@ -125,7 +93,7 @@ def test_stop_keeps_what_was_drawn_and_the_session_goes_on(tiny_course, monkeypa
     assert len(streamed(at)) == 3
 
 
-def test_a_run_cut_without_stop_is_drawn_again(tiny_course, monkeypatch):
+def test_a_run_cut_without_stop_is_drawn_again(course_standins, monkeypatch):
     from lab import sampling
 
     real, cut = sampling.steps, {"after": 2}
@@ -145,7 +113,7 @@ def test_a_run_cut_without_stop_is_drawn_again(tiny_course, monkeypatch):
     assert not at.exception and len(streamed(at)) == at.session_state["samp_n"]
 
 
-def test_comparisons_side_by_side_and_five_seeds(tiny_course):
+def test_comparisons_side_by_side_and_five_seeds(course_standins):
     at = open_page()
     assert at.radio(key="samp_compare").value == "pair"
     assert at.session_state["samp_b_temperature"] == 0.0  # B starts greedy
@@ -158,20 +126,20 @@ def test_comparisons_side_by_side_and_five_seeds(tiny_course):
     assert any("5 different texts out of 5" in c.value for c in at.caption)
 
 
-def test_an_encoder_gets_a_plain_message(tiny_course, forwards):
+def test_an_encoder_gets_a_plain_message(course_standins, forwards):
     at = open_page(model="course-roberta")
     assert any("Sampling needs a decoder" in i.value for i in at.info)
     assert len(at.slider) == 0 and forwards["n"] == 0
 
 
-def test_gpt1_samples_without_a_cache(tiny_course, tiny_model_dirs):
-    fake_hub_cache(tiny_course, "openai-community/openai-gpt", tiny_model_dirs["openai-gpt"])
+def test_gpt1_samples_without_a_cache(course_standins, tiny_model_dirs):
+    fake_hub_cache(course_standins, "openai-community/openai-gpt", tiny_model_dirs["openai-gpt"])
     at = open_page(model="openai-gpt")
     assert any("no key-value cache" in c.value for c in at.caption)
     assert len(streamed(at)) == at.session_state["samp_n"]
 
 
-def test_bad_prompts_and_the_url_cannot_smuggle_settings(tiny_course):
+def test_bad_prompts_and_the_url_cannot_smuggle_settings(course_standins):
     at = open_page(temperature="-1", top_p="7", top_k="-5", seed="nan")
     assert at.session_state["samp_temperature"] == 1.0 and at.session_state["samp_top_p"] == 0.9
     at.text_area(key="samp_prompt").set_value("   ").run()
@@ -182,7 +150,7 @@ def test_bad_prompts_and_the_url_cannot_smuggle_settings(tiny_course):
     assert not at.exception and at.slider(key="samp_n").max == 3 and len(streamed(at)) == 3
 
 
-def test_portuguese_page_and_inputs_survive_a_page_switch(tiny_course):
+def test_portuguese_page_and_inputs_survive_a_page_switch(course_standins):
     at = open_page(lang="pt")
     assert at.title[0].value == "Amostragem" and at.text_area(key="samp_prompt").value == PROMPTS["pt"]
     assert any(m.label == "Entropia, bruta" for m in at.metric)
@@ -193,7 +161,7 @@ def test_portuguese_page_and_inputs_survive_a_page_switch(tiny_course):
     assert not at.exception and at.slider(key="samp_top_k").value == 7
 
 
-def test_a_longer_prompt_keeps_the_number_of_new_tokens_while_it_fits(tiny_course):
+def test_a_longer_prompt_keeps_the_number_of_new_tokens_while_it_fits(course_standins):
     at = open_page()
     at.slider(key="samp_n").set_value(20).run()
     top = at.slider(key="samp_n").max
@@ -204,7 +172,7 @@ def test_a_longer_prompt_keeps_the_number_of_new_tokens_while_it_fits(tiny_cours
     assert at.slider(key="samp_n").value == at.slider(key="samp_n").max < 20
 
 
-def test_a_run_does_not_push_unchanged_settings_back_to_the_browser(tiny_course):
+def test_a_run_does_not_push_unchanged_settings_back_to_the_browser(course_standins):
     """A value the script writes is sent back over the browser's own: key presses made while a run was going
     were lost (the temperature slider stopped one 0.05 step short in Chromium). Only a change may be sent."""
     at = open_page()

@@ -3,28 +3,21 @@
 import json
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from lab import tokens
 from lab.encodings import ENCODINGS
+from tests import pages
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 XSS = "<img src=x onerror=alert(1)>"
 
 
-def open_page(lang: str = "en") -> AppTest:
-    """The app switched to the tokens page, after its first run."""
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.query_params["lang"] = lang
-    at.run()
-    at.switch_page("app_pages/tokens.py")
-    at.run()
-    assert not at.exception
-    return at
+open_page = partial(pages.open_page, "app_pages/tokens.py", timeout=30, lang="en")  # no model needed
 
 
 def html_views(at) -> list:
@@ -176,7 +169,7 @@ def test_a_radio_click_recounts_nothing_and_chips_are_built_only_for_those_shown
 
 
 def test_portuguese_ui():
-    at = open_page("pt")
+    at = open_page(lang="pt")
     assert at.title[0].value == "Quanto custa a tokenização em português"
     assert any("Os 1.024 tokens do GPT-2 comportam cerca de" in m for m in at.markdown.values)
     assert list(at.table[0].value.index) == ["tokens", "palavras", "caracteres", "tokens por palavra",
@@ -222,6 +215,6 @@ def test_boxes_that_are_not_one_text_get_a_warning():
     pt = at.text_area(key="tokens_pt").value
     ratio = len(pt.strip()) / len("Short.")
     assert "do not look like one text" in warning.value and f"{ratio:.2f}" in warning.value
-    at = open_page("pt")
+    at = open_page(lang="pt")
     at.text_area(key="tokens_en").set_value("Short.").run()
     assert "não parecem o mesmo texto" in at.warning[0].value and f"{ratio:.2f}".replace(".", ",") in at.warning[0].value

@@ -1,0 +1,30 @@
+"""One way to open the app under Streamlit's AppTest, for every page test (a plain helper, not a fixture:
+tests/conftest.py holds the fixtures, among them course_standins for the tiny course models)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def open_page(page: str | None = None, *, timeout: int = 60, state: dict | None = None, check: bool = True,
+              **params) -> AppTest:
+    """The app as a visitor arrives from a link carrying `params` (query parameters) with `state` already in
+    its session: first run on the entry page, then switched to `page` (a path such as "app_pages/tokens.py";
+    None stays on the entry page) and run again. `timeout` is AppTest's default per run; `check` asserts
+    that no exception is shown (off where a test collects the problems itself)."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for k, v in params.items():
+        at.query_params[k] = v
+    for k, v in (state or {}).items():
+        at.session_state[k] = v
+    at.run()
+    if page is not None:
+        at.switch_page(page)
+        at.run()
+    if check:
+        assert not at.exception, at.exception
+    return at
