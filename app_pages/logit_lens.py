@@ -75,9 +75,8 @@ new_word = widgets.Toggle("lens_new_word", t("starts a new word (a space in fron
 if (target := cached.target_word(word, new_word)) is not None:
     try:
         view = cached.lens_view(m.name, text, target)
-    except lens.LensError as e:  # a word of several tokens reads from ui.messages; any other reason, as here
-        st.warning(messages.text(e) if e.reason == "target_tokens" else
-                   t(f"This target cannot be followed ({e}).", f"Não dá para seguir este alvo ({e})."))
+    except lens.LensError as e:
+        st.warning(messages.text(e))
         st.text(" | ".join(e.details.get("pieces", [])))
 st.text(t("Following: ", "Seguindo: ") + viz.shown(view["targets"][position]))
 draw.metrics(view["rank"][:, position], view["p"][:, position])

@@ -48,28 +48,37 @@ COURSE_STANDINS = {"course-gpt2": "gpt2", "course-gpt2-1x64": "gpt2", "course-gp
 
 
 @pytest.fixture
-def course_standins(tmp_path, monkeypatch, tiny_model_dirs):
-    """Every course model is a tiny random one (COURSE_STANDINS); an offline, private HF cache; every
-    Streamlit cache and the shared model cache empty before and after. Yields the private hub folder."""
-    import dataclasses
-
+def fresh_caches(monkeypatch):
+    """Offline (HF_HUB_OFFLINE=1); every Streamlit cache, the shared model cache and the perplexity cache
+    empty before and after. The course models are the shipped ones (course_standins swaps them)."""
     import streamlit as st
 
-    from lab import registry
-    from ui import perplexity_data
+    from ui.cached import perplexity as perplexity_results
     from ui.model_loader import model_cache
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for clear in (model_cache.clear, st.cache_data.clear, perplexity_results.clear):
+        clear()
+    yield
+    for clear in (model_cache.clear, st.cache_data.clear, perplexity_results.clear):
+        clear()
+
+
+@pytest.fixture
+def course_standins(fresh_caches, tmp_path, monkeypatch, tiny_model_dirs):
+    """Every course model is a tiny random one (COURSE_STANDINS); an offline, private HF cache; every
+    Streamlit cache and the shared model cache empty before and after (fresh_caches). Yields the private
+    hub folder."""
+    import dataclasses
+
+    from lab import registry
 
     for name, arch in COURSE_STANDINS.items():
         monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(registry.info(name),
                                                                          path=str(tiny_model_dirs[arch])))
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    for clear in (model_cache.clear, st.cache_data.clear, perplexity_data.clear):
-        clear()
     yield tmp_path / "hf" / "hub"
-    for clear in (model_cache.clear, st.cache_data.clear, perplexity_data.clear):
-        clear()
 
 
 @pytest.fixture(scope="module")

@@ -1,61 +1,25 @@
 """The analogies page under AppTest: presets on the shipped course models, bad words, both languages."""
 
-import dataclasses
 import json
-from pathlib import Path
+from functools import partial
 
-import pytest
 import torch
-from streamlit.testing.v1 import AppTest
 
-from lab import embeddings, registry
+from lab import embeddings
 from lab.embeddings import PRESETS
+from tests import pages
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "app_pages/analogies.py"
 
 
-def _clear():
-    from ui import analogies_data
-    from ui.model_loader import model_cache
-
-    for c in (model_cache, analogies_data.analogy_query, analogies_data.neighbour_query):
-        c.clear()
-
-
-@pytest.fixture
-def fresh(monkeypatch):
-    """The shipped course models (real, offline), fresh caches, no hub."""
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    _clear()
-    yield
-    _clear()
-
-
-@pytest.fixture
-def tiny_course(monkeypatch, tiny_model_dirs, fresh):
-    """course-gpt2 / course-roberta are tiny random models (GPT-2's full 50,257-token BPE)."""
-    for name, arch in (("course-gpt2", "gpt2"), ("course-roberta", "roberta")):
-        info = registry.info(name)
-        monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(info, path=str(tiny_model_dirs[arch])))
-
-
-def open_page(**params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+open_page = partial(pages.open_page, PAGE)
 
 
 def metrics(at) -> dict:
     return {m.label: m.value for m in at.metric}
 
 
-def test_no_forward_pass_and_view_widgets_reuse_the_scores(tiny_course, tiny_model_dirs, monkeypatch):
+def test_no_forward_pass_and_view_widgets_reuse_the_scores(course_standins, tiny_model_dirs, monkeypatch):
     from transformers import PreTrainedModel
 
     from lab.models import load
@@ -91,7 +55,7 @@ def test_no_forward_pass_and_view_widgets_reuse_the_scores(tiny_course, tiny_mod
         handle.remove()
 
 
-def test_every_preset_on_course_gpt2(fresh):
+def test_every_preset_on_course_gpt2(fresh_caches):
     at = open_page()
     seen = {}
     for key in PRESETS:
@@ -113,7 +77,7 @@ def test_every_preset_on_course_gpt2(fresh):
     assert at.toggle(key="an_mean").value is True
 
 
-def test_encoder_presets_agree_with_the_cli_numbers(fresh, capsys):
+def test_encoder_presets_agree_with_the_cli_numbers(fresh_caches, capsys):
     from lab.cli import main
 
     at = open_page(model="course-roberta")
@@ -126,7 +90,7 @@ def test_encoder_presets_agree_with_the_cli_numbers(fresh, capsys):
     assert m["Top answer"] == cli["results"][0]["token"].replace(" ", "␣")
 
 
-def test_multi_token_word_and_the_mean_of_pieces(tiny_course):
+def test_multi_token_word_and_the_mean_of_pieces(course_standins):
     at = open_page()
     at.text_input(key="an_c").set_value("rainha").run()
     assert not at.exception and any("A word is 2 tokens" in w.value for w in at.warning)
@@ -139,7 +103,7 @@ def test_multi_token_word_and_the_mean_of_pieces(tiny_course):
     assert list(table["tokens"]) == [1, 1, 2] and table["pieces"][2] == "␣rain + ha"
 
 
-def test_empty_boxes(tiny_course):
+def test_empty_boxes(course_standins):
     at = open_page()
     at.text_input(key="an_b").set_value("   ").run()
     assert not at.exception and any("Type a word in each box" in i.value for i in at.info)
@@ -150,11 +114,11 @@ def test_empty_boxes(tiny_course):
     assert not at.exception and metrics(at)["Expected word's rank, inputs excluded"] == "—"
 
 
-def test_portuguese_ui(fresh, monkeypatch):
-    from ui import analogies_data
+def test_portuguese_ui(fresh_caches, monkeypatch):
+    from ui.cached import analogies as cached
 
     # AppTest formats the preset labels in the test's thread, which has no session (so no ?lang=pt).
-    monkeypatch.setattr(analogies_data, "t", lambda en, pt: pt)
+    monkeypatch.setattr(cached, "t", lambda en, pt: pt)
     at = open_page(lang="pt")
     assert at.title[0].value == "Analogias de embeddings"
     assert any("a palavra esperada tem 2 tokens" in w.value.lower() for w in at.warning)
@@ -164,7 +128,7 @@ def test_portuguese_ui(fresh, monkeypatch):
     assert "pontuação" in specs and "guardam" in specs and "keep" not in specs
 
 
-def test_user_text_stays_plain_and_state_survives_a_page_switch(tiny_course):
+def test_user_text_stays_plain_and_state_survives_a_page_switch(course_standins):
     at = open_page()
     at.text_input(key="an_a").set_value("**bold** :red[x]").run()
     assert not at.exception

@@ -1,51 +1,15 @@
 """The attention and causal-mask pages under AppTest, on tiny random models (no network)."""
 
-import dataclasses
 import json
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from lab import registry
 from lab.causal import TROPHY
+from tests.pages import open_page
 from tests.test_models import fake_hub_cache
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
-
-@pytest.fixture
-def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
-    """course-gpt2 / course-roberta are tiny random models; an offline, private HF cache; fresh caches."""
-    from ui import attention_data
-    from ui.model_loader import model_cache
-
-    for name, arch in (("course-gpt2", "gpt2"), ("course-roberta", "roberta")):
-        info = registry.info(name)
-        monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(info, path=str(tiny_model_dirs[arch])))
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    caches = (model_cache, attention_data.attention_view, attention_data.mask_view, attention_data.trophy)
-    for c in caches:
-        c.clear()
-    yield tmp_path / "hf" / "hub"
-    for c in caches:
-        c.clear()
-
-
-def open_page(page: str, **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def test_attention_page_switching_heads_never_reruns_the_model(tiny_course, forwards):
+def test_attention_page_switching_heads_never_reruns_the_model(course_standins, forwards):
     at = open_page("app_pages/attention.py")
     assert any("32 = 4 heads × 8" in md.value for md in at.markdown)
     passes = forwards["n"]
@@ -61,7 +25,7 @@ def test_attention_page_switching_heads_never_reruns_the_model(tiny_course, forw
     assert len(frame) == 2 * 4 and list(frame.columns) == ["layer", "head", "entropy", "previous", "first", "self"]
 
 
-def test_attention_page_empty_and_long_text(tiny_course, tiny_model_dirs):
+def test_attention_page_empty_and_long_text(course_standins, tiny_model_dirs):
     from transformers import AutoTokenizer
 
     at = open_page("app_pages/attention.py")
@@ -75,7 +39,7 @@ def test_attention_page_empty_and_long_text(tiny_course, tiny_model_dirs):
     assert len(at.slider) == 0  # 64 tokens fit one heatmap window: no window slider
 
 
-def test_attention_page_window_over_a_long_text(tiny_course, monkeypatch):
+def test_attention_page_window_over_a_long_text(course_standins, monkeypatch):
     from viz import attention as viz
 
     monkeypatch.setattr(viz, "HEATMAP_MAX", 16)
@@ -86,7 +50,7 @@ def test_attention_page_window_over_a_long_text(tiny_course, monkeypatch):
     assert not at.exception and any("tokens 10–25 of 41" in c.value for c in at.caption)
 
 
-def test_causal_page_with_and_without_the_mask(tiny_course, forwards):
+def test_causal_page_with_and_without_the_mask(course_standins, forwards):
     at = open_page("app_pages/causal_mask.py")
     assert len(at.subheader) == 2  # with the mask, without it
     metrics = {m.label: m.value for m in at.metric}
@@ -100,7 +64,7 @@ def test_causal_page_with_and_without_the_mask(tiny_course, forwards):
     assert not at.exception and forwards["n"] == passes
 
 
-def test_causal_page_in_portuguese(tiny_course):
+def test_causal_page_in_portuguese(course_standins):
     at = open_page("app_pages/causal_mask.py", lang="pt")
     assert at.text_input(key="trophy_word").value == "era"
     assert "pequena" in at.text_input(key="trophy_b").value
@@ -111,7 +75,7 @@ def test_causal_page_in_portuguese(tiny_course):
     assert {m.label: m.value for m in at.metric}["decoder, com máscara"] == "0,0"
 
 
-def test_causal_page_portuguese_pair_in_an_english_ui(tiny_course):
+def test_causal_page_portuguese_pair_in_an_english_ui(course_standins):
     at = open_page("app_pages/causal_mask.py")
     at.radio(key="trophy_pair").set_value("pt").run()
     assert at.text_input(key="trophy_a").value == TROPHY["pt"][0] and not at.exception
@@ -119,7 +83,7 @@ def test_causal_page_portuguese_pair_in_an_english_ui(tiny_course):
     assert {m.label: m.value for m in at.metric}["decoder, mask on"] == "0.0"
 
 
-def test_causal_page_bad_trophy_input(tiny_course):
+def test_causal_page_bad_trophy_input(course_standins):
     at = open_page("app_pages/causal_mask.py")
     at.text_input(key="trophy_b").set_value("A cup didn't fit in the suitcase because it was too small.").run()
     assert not at.exception and any("cannot be compared" in w.value for w in at.warning)
@@ -133,8 +97,8 @@ def test_causal_page_bad_trophy_input(tiny_course):
     assert not at.exception and len(at.info) >= 1
 
 
-def test_causal_page_on_gpt1_keeps_the_mask(tiny_course, tiny_model_dirs):
-    fake_hub_cache(tiny_course, "openai-community/openai-gpt", tiny_model_dirs["openai-gpt"])
+def test_causal_page_on_gpt1_keeps_the_mask(course_standins, tiny_model_dirs):
+    fake_hub_cache(course_standins, "openai-community/openai-gpt", tiny_model_dirs["openai-gpt"])
     at = open_page("app_pages/causal_mask.py", model="openai-gpt")
     assert len(at.subheader) == 1 and any("not available" in w.value for w in at.warning)
     assert {m.label: m.value for m in at.metric}["decoder, mask on"] == "0.0"
@@ -143,16 +107,16 @@ def test_causal_page_on_gpt1_keeps_the_mask(tiny_course, tiny_model_dirs):
     assert [m.label for m in at.metric] == ["decoder, mask on", "encoder (course-roberta)"]
 
 
-def test_causal_page_with_an_encoder_picked_uses_the_course_decoder(tiny_course):
+def test_causal_page_with_an_encoder_picked_uses_the_course_decoder(course_standins):
     at = open_page("app_pages/causal_mask.py", model="course-roberta")
     assert any("is an encoder" in i.value for i in at.info)
     assert {m.label: m.value for m in at.metric}["decoder, mask on"] == "0.0"
 
 
-def test_attention_page_caps_tokens_for_memory(tiny_course, monkeypatch):
-    from ui import attention_data
+def test_attention_page_caps_tokens_for_memory(course_standins, monkeypatch):
+    from ui.cached import attention as cached
 
-    monkeypatch.setattr(attention_data, "MEMORY_BYTES", 2 * 4 * 20 * 20 * 4)  # 2 layers x 4 heads x 20^2 floats
+    monkeypatch.setattr(cached, "MEMORY_BYTES", 2 * 4 * 20 * 20 * 4)  # 2 layers x 4 heads x 20^2 floats
     at = open_page("app_pages/attention.py")
     at.text_area(key="attn_text").set_value("it was " * 20).run()  # 41 tokens
     assert not at.exception
@@ -161,25 +125,25 @@ def test_attention_page_caps_tokens_for_memory(tiny_course, monkeypatch):
 
 
 @pytest.mark.parametrize("budget_mb,encoder", [(1700, "roberta-base"), (1000, "course-roberta")])
-def test_causal_page_default_encoder_fits_beside_the_decoder(tiny_course, tiny_model_dirs, monkeypatch,
+def test_causal_page_default_encoder_fits_beside_the_decoder(course_standins, tiny_model_dirs, monkeypatch,
                                                              budget_mb, encoder):
     """roberta-base (612 MB by the registry) is the default only while it fits beside gpt2 (611 MB)."""
-    fake_hub_cache(tiny_course, "openai-community/gpt2", tiny_model_dirs["gpt2"])
-    fake_hub_cache(tiny_course, "FacebookAI/roberta-base", tiny_model_dirs["roberta"])
+    fake_hub_cache(course_standins, "openai-community/gpt2", tiny_model_dirs["gpt2"])
+    fake_hub_cache(course_standins, "FacebookAI/roberta-base", tiny_model_dirs["roberta"])
     monkeypatch.setenv("LAB_MEMORY_BUDGET_MB", str(budget_mb))
     at = open_page("app_pages/causal_mask.py", model="gpt2")
     assert at.selectbox(key="trophy_encoder").value == encoder
     assert float({m.label: m.value for m in at.metric}[f"encoder ({encoder})"]) > 0
 
 
-def test_attention_pages_in_portuguese(tiny_course):
+def test_attention_pages_in_portuguese(course_standins):
     at = open_page("app_pages/attention.py", lang="pt")
     assert "token anterior" in at.radio(key="attn_metric").options
     specs = " ".join(json.dumps(json.loads(c.proto.spec), ensure_ascii=False) for c in at.get("vega_lite_chart"))
     assert "query (quem olha)" in specs and "cabeça" in specs and "query (looking)" not in specs
 
 
-def test_attention_page_keeps_text_and_head_across_a_page_switch(tiny_course):
+def test_attention_page_keeps_text_and_head_across_a_page_switch(course_standins):
     at = open_page("app_pages/attention.py")
     at.text_area(key="attn_text").set_value("meu próprio texto 🏆").run()
     at.selectbox(key="attn_layer").select(1).run()
@@ -193,7 +157,7 @@ def test_attention_page_keeps_text_and_head_across_a_page_switch(tiny_course):
     assert at.radio(key="attn_metric").value == "entropy"
 
 
-def test_causal_page_keeps_its_inputs_across_a_page_switch_and_an_emptied_sentence(tiny_course):
+def test_causal_page_keeps_its_inputs_across_a_page_switch_and_an_emptied_sentence(course_standins):
     at = open_page("app_pages/causal_mask.py")
     b = "The trophy didn't fit in the suitcase because it was too heavy."
     at.text_input(key="mask_text").set_value("Uma frase minha.").run()
@@ -214,7 +178,7 @@ def test_causal_page_keeps_its_inputs_across_a_page_switch_and_an_emptied_senten
     assert {m.label: m.value for m in at.metric}["decoder, mask on"] == "0.0"
 
 
-def test_causal_page_explains_bad_trophy_input_in_portuguese(tiny_course):
+def test_causal_page_explains_bad_trophy_input_in_portuguese(course_standins):
     at = open_page("app_pages/causal_mask.py", lang="pt")
     at.text_input(key="trophy_word").set_value("banana").run()
     assert not at.exception and any("compara" in w.value for w in at.warning)

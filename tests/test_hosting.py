@@ -1,6 +1,5 @@
 """The laptop's memory budget and the hosted demo's caps: lab.hosting, lab.model_cache's default, the pages."""
 
-import dataclasses
 import json
 import logging
 from collections import namedtuple
@@ -12,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from lab import hosting, model_cache, models, registry
 from lab.model_cache import ModelCache, budget, models_that_fit
+from tests.pages import open_page
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 GIB = 2**30
@@ -38,24 +38,6 @@ def hosted(monkeypatch):
     for key in (model_cache.BUDGET_ENV, *hosting.ENV_KEYS):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("LAB_HOSTED", "1")
-
-
-@pytest.fixture
-def tiny_course(tmp_path, monkeypatch, tiny_model_dirs):
-    """course-gpt2 is a tiny random GPT-2; an offline, private HF cache; fresh shared caches."""
-    from ui import sampling_data
-    from ui.model_loader import model_cache as shared
-
-    monkeypatch.setitem(registry.REGISTRY, "course-gpt2",
-                        dataclasses.replace(registry.info("course-gpt2"), path=str(tiny_model_dirs["gpt2"])))
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    shared.clear()
-    sampling_data.generation.clear()
-    yield
-    shared.clear()
-    sampling_data.generation.clear()
 
 
 # ---------------------------------------------------------------- the budget follows the machine
@@ -189,20 +171,8 @@ def test_the_cli_is_not_capped(capsys, tiny_model_dirs, hosted, monkeypatch):
 
 # ---------------------------------------------------------------- the pages, hosted
 
-def open_app(page: str | None = None, timeout: int = 60, **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=timeout)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    if page:
-        at.switch_page(page)
-        at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def test_a_link_to_a_model_the_hosted_demo_does_not_offer_is_refused(hosted, tiny_course):
-    at = open_app(model="gpt2-xl")
+def test_a_link_to_a_model_the_hosted_demo_does_not_offer_is_refused(hosted, course_standins):
+    at = open_page(model="gpt2-xl")
     picker = at.selectbox(key="model")
     assert picker.value == models.DEFAULT_OFFLINE and at.query_params["model"] == models.DEFAULT_OFFLINE
     assert "gpt2-xl" not in picker.options and len(picker.options) == len(hosting.default_models())
@@ -210,7 +180,7 @@ def test_a_link_to_a_model_the_hosted_demo_does_not_offer_is_refused(hosted, tin
         "This hosted demo does not offer gpt2-xl. Run the app on your own machine (`streamlit run app.py`) "
         "for every model."]
     assert "Memory for models: 1.7 GB (this hosted demo's cap)" in at.sidebar.caption[0].value
-    at = open_app(model="gpt2-xl", lang="pt")
+    at = open_page(model="gpt2-xl", lang="pt")
     assert at.warning[0].value.startswith("Esta demonstração hospedada não oferece gpt2-xl.")
 
 
@@ -223,7 +193,7 @@ def loaded_name_page():
     st.write(f"loaded: {current_model().name}")
 
 
-def test_the_loader_refuses_a_model_not_offered_even_past_the_picker(hosted, tiny_course):
+def test_the_loader_refuses_a_model_not_offered_even_past_the_picker(hosted, course_standins):
     at = AppTest.from_function(loaded_name_page, default_timeout=30)
     at.session_state["model"] = "gpt2-xl"
     at.run()
@@ -232,16 +202,16 @@ def test_the_loader_refuses_a_model_not_offered_even_past_the_picker(hosted, tin
     assert at.markdown[0].value == f"loaded: {models.DEFAULT_OFFLINE}"
 
 
-def test_on_a_laptop_the_same_link_opens_the_model(laptop, tiny_course):
+def test_on_a_laptop_the_same_link_opens_the_model(laptop, course_standins):
     laptop(16 * GIB)
-    at = open_app(model="gpt2-xl")
+    at = open_page(model="gpt2-xl")
     assert at.selectbox(key="model").value == "gpt2-xl" and not at.warning
     assert "Every model listed fits." in at.sidebar.caption[0].value
 
 
 def test_a_text_over_the_cap_is_cut_with_a_notice(hosted, monkeypatch):
     monkeypatch.setenv("LAB_MAX_INPUT_CHARS", "50")
-    at = open_app("app_pages/tokens.py")
+    at = open_page("app_pages/tokens.py")
     assert at.text_area(key="tokens_pt").max_chars == 50
     at.text_area(key="tokens_pt").set_value("á" * 80).run()  # longer than a browser would let through
     assert not at.exception
@@ -257,16 +227,16 @@ def test_a_text_over_the_cap_is_cut_with_a_notice(hosted, monkeypatch):
 
 
 def test_on_a_laptop_text_is_not_cut(laptop):
-    at = open_app("app_pages/tokens.py")
+    at = open_page("app_pages/tokens.py")
     assert at.text_area(key="tokens_pt").max_chars == 0  # 0: no max_chars
     at.text_area(key="tokens_pt").set_value("á" * 3000).run()
     assert at.text_area(key="tokens_pt").value == "á" * 3000
     assert not any("at most" in w.value for w in at.warning)
 
 
-def test_sampling_generates_at_most_the_hosted_cap(hosted, tiny_course, monkeypatch):
+def test_sampling_generates_at_most_the_hosted_cap(hosted, course_standins, monkeypatch):
     monkeypatch.setenv("LAB_MAX_NEW_TOKENS", "8")
-    at = open_app("app_pages/sampling.py")
+    at = open_page("app_pages/sampling.py")
     slider = at.slider(key="samp_n")
     assert slider.max == 8 and slider.value == 8  # the page's default, 32, is cut to the cap
     tokens = list(at.session_state["samp_results"].values())[-1]["tokens"]
@@ -274,24 +244,20 @@ def test_sampling_generates_at_most_the_hosted_cap(hosted, tiny_course, monkeypa
     assert any("at most 8 new tokens" in c.value for c in at.caption)
 
 
-def test_perplexity_text_and_models_are_capped(hosted, tiny_course, monkeypatch):
-    from ui import perplexity_data
+def test_perplexity_text_and_models_are_capped(hosted, course_standins, monkeypatch):
+    from ui.cached import perplexity as perplexity_results
 
     monkeypatch.setenv("LAB_MAX_PERPLEXITY_CHARS", "300")
-    perplexity_data.clear()
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state["ppl_models"] = ["course-gpt2", "gpt2-xl"]  # as a shared link might ask
-    at.run()
-    at.switch_page("app_pages/perplexity.py")
-    at.run()
-    assert not at.exception, at.exception
+    perplexity_results.clear()
+    at = open_page("app_pages/perplexity.py", timeout=120,
+                   state={"ppl_models": ["course-gpt2", "gpt2-xl"]})  # as a shared link might ask
     assert "gpt2-xl" not in at.multiselect(key="ppl_models").options
     assert at.multiselect(key="ppl_models").value == ["course-gpt2"]
     warnings = [w.value for w in at.warning]
     assert any("does not offer gpt2-xl" in w for w in warnings)
     assert any("at most 300 characters" in w for w in warnings)
     assert len(at.text[0].value) == 300  # the unseen documentation, as shown and evaluated
-    perplexity_data.clear()
+    perplexity_results.clear()
 
 
 def test_the_memory_bench_opens_every_page_in_hosted_mode(tiny_model_dirs):

@@ -142,7 +142,8 @@ def test_user_text_is_escaped_in_the_surprisal_views(course_standins):
 
 def test_scale_chart_uses_only_course_decoders_with_a_unigram_baseline():
     ids = list(range(100, 140))
-    results = [{"model": m, "non_embedding": n, "ppl": p, "tokens": 39, "unigram_nll": perplexity.unigram_nll(ids, range(1, 40))}
+    unigram = perplexity.unigram_nll(ids, range(1, 40))
+    results = [{"model": m, "non_embedding": n, "ppl": p, "tokens": 39, "unigram_nll": unigram}
                for m, n, p in (("course-gpt2", 3_159_552, 30.0), ("course-gpt2-1x64", 50_112, 90.0))]
     results.append({"model": "gpt2", "non_embedding": 85_000_000, "ppl": 20.0, "tokens": 39})
     frame = viz.scale_frame(results)

@@ -7,7 +7,6 @@ Tiny random models stand in for the course models (no network). The codecs are f
 
 import json
 import random
-from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -19,11 +18,10 @@ from lab import tokens
 from lab.causal import TROPHY
 from lab.embeddings import PRESETS
 from lab.sampling import PROMPTS
+from tests.pages import open_page
 from ui import url_codecs as codecs
 from ui.url_codecs import MAX_LINK_TEXT, LinkValueError
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 PAGES = {"home": "app_pages/home.py", "tokens": "app_pages/tokens.py", "analogies": "app_pages/analogies.py",
          "attention": "app_pages/attention.py", "causal": "app_pages/causal_mask.py",
          "lens": "app_pages/logit_lens.py", "perplexity": "app_pages/perplexity.py",
@@ -34,14 +32,7 @@ NOTICE = ("Ignored from the link", "Ignorado do link")
 
 def open_link(page: str, **params) -> AppTest:
     """The app opened from a URL carrying `params`, then on `page` (a teacher's link to that page)."""
-    at = AppTest.from_file(APP, default_timeout=90)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGES[page])
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGES[page], timeout=90, **params)
 
 
 WIDGETS = ("text_area", "text_input", "selectbox", "radio", "slider", "select_slider", "multiselect",
@@ -165,7 +156,7 @@ def test_analogies_link(course_standins):
 def test_attention_link(course_standins, tiny_model_dirs):
     from transformers import AutoTokenizer
 
-    from lab.attention import encode
+    from lab.text import encode
 
     text = "The cat sat on the mat because it was tired."
     at = open_link("attention", attn_text=text, attn_layer="1", attn_head="3", attn_metric="entropy")
@@ -184,7 +175,7 @@ def test_attention_link(course_standins, tiny_model_dirs):
 def test_causal_link(course_standins, tiny_model_dirs):
     from transformers import AutoTokenizer
 
-    from lab.attention import encode
+    from lab.text import encode
 
     text = "A small dog barked at the mailman."
     at = open_link("causal", mask_text=text, mask_layer="1", mask_head="2", trophy_pair="pt",
@@ -205,9 +196,9 @@ def test_lens_link(course_standins):
     at = open_link("lens", lens_text=text, lens_position="2", lens_word="the", lens_new_word="false")
     assert [shown(at, k) for k in ("lens_text", "lens_position", "lens_word", "lens_new_word")] == \
         [text, 2, "the", False]
-    from ui import lens_data
+    from ui.cached import lens as cached_lens
 
-    view = lens_data.lens_view("course-gpt2", text, "the")  # "the" as typed: no space in front
+    view = cached_lens.lens_view("course-gpt2", text, "the")  # "the" as typed: no space in front
     assert list(at.dataframe[0].value["target rank"]) == list(view["rank"][:, 2])
     assert any(x.value.startswith("Following: ") and "the" in x.value for x in at.text)
     assert not notices(at)

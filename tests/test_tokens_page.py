@@ -217,4 +217,5 @@ def test_boxes_that_are_not_one_text_get_a_warning():
     assert "do not look like one text" in warning.value and f"{ratio:.2f}" in warning.value
     at = open_page(lang="pt")
     at.text_area(key="tokens_en").set_value("Short.").run()
-    assert "não parecem o mesmo texto" in at.warning[0].value and f"{ratio:.2f}".replace(".", ",") in at.warning[0].value
+    warning = at.warning[0].value
+    assert "não parecem o mesmo texto" in warning and f"{ratio:.2f}".replace(".", ",") in warning

@@ -37,7 +37,6 @@ import functools
 import json
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from google.protobuf.json_format import MessageToDict
@@ -46,8 +45,8 @@ from streamlit.testing.v1 import AppTest
 
 from lab import embeddings, perplexity, registry, sampling, tokens
 from lab.causal import TROPHY
+from tests.pages import open_page
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling")
 # The same inputs in both languages (the pages' Portuguese defaults), so both runs show the same numbers.
 INPUTS = {"attn_text": TROPHY["pt"][0], "mask_text": TROPHY["pt"][0], "lens_text": TROPHY["pt"][0],
@@ -356,16 +355,8 @@ def strings(at: AppTest, page: str, lang: str) -> list[Shown]:
 def visit(page: str, lang: str, state: dict | None = None, **params) -> list[Shown]:
     """Open `page` in `lang` (from a link, as a shared one opens) and collect its strings, with the
     page's other views: the second comparison of sampling and a second text on the tokens page."""
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.query_params["lang"] = lang
-    for k, v in params.items():
-        at.query_params[k] = v
-    for k, v in {**INPUTS, **(state or {})}.items():
-        at.session_state[k] = v
-    at.run()
-    if page != "home":
-        at.switch_page(f"app_pages/{page}.py")
-        at.run()
+    at = open_page(None if page == "home" else f"app_pages/{page}.py", timeout=180, check=False,
+                   state={**INPUTS, **(state or {})}, lang=lang, **params)
     shown = strings(at, page, lang)
     if page == "sampling" and any(r.key == "samp_compare" for r in at.radio):
         at.radio(key="samp_compare").set_value("seeds").run()
@@ -452,7 +443,7 @@ def test_errors_and_notices_in_both_languages(course_standins, monkeypatch, page
 
 def loader_errors(tmp_path, monkeypatch) -> list[Exception]:
     """One of each error the model loader can show, raised by the real code paths (no network)."""
-    from lab import models
+    from lab import hub, models
     from lab.model_cache import ModelCache
 
     errors = []
@@ -465,10 +456,10 @@ def loader_errors(tmp_path, monkeypatch) -> list[Exception]:
 
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    catch(models.check_online, "gpt2-large")  # offline
+    catch(hub.check_online, "gpt2-large")  # offline
     monkeypatch.delenv("HF_HUB_OFFLINE")
-    monkeypatch.setattr(models, "hub_reachable", lambda timeout=0: False)
-    catch(models.check_online, "gpt2-large")  # the hub does not answer
+    monkeypatch.setattr(hub, "hub_reachable", lambda timeout=0: False)
+    catch(hub.check_online, "gpt2-large")  # the hub does not answer
     catch(ModelCache(budget=500 * registry.MB, load=lambda k: None, estimate=models.estimate_bytes).check_fits,
           "gpt2-xl")
     catch(models.load, str(tmp_path / "nowhere"))  # unknown
@@ -481,13 +472,13 @@ def loader_errors(tmp_path, monkeypatch) -> list[Exception]:
     catch(models.estimate_bytes, str(tmp_path / "broken"))
     missing = dataclasses.replace(registry.info("course-gpt2"), path=str(tmp_path / "gone"))
     monkeypatch.setitem(registry.REGISTRY, "course-gpt2", missing)
-    catch(models.download, "course-gpt2")
-    errors.append(models._no_space("gpt2-large", "openai-community/gpt2-large", 3 * 10**9, during=False))
+    catch(hub.download, "course-gpt2")
+    errors.append(hub._no_space("gpt2-large", "openai-community/gpt2-large", 3 * 10**9, during=False))
     return errors
 
 
 def test_loader_errors_have_reasons_and_read_in_portuguese(tmp_path, monkeypatch):
-    from ui import model_loader
+    from ui import messages
 
     errors = loader_errors(tmp_path, monkeypatch)
     reasons = [e.reason for e in errors]
@@ -495,14 +486,12 @@ def test_loader_errors_have_reasons_and_read_in_portuguese(tmp_path, monkeypatch
                        "unreadable_weights", "missing_shipped", "no_space"]
     from ui import i18n
 
-    monkeypatch.setattr(model_loader, "lang", lambda: "en")
     monkeypatch.setattr(i18n, "lang", lambda: "en")
-    assert [model_loader.problem_text(e) for e in errors] == [str(e) for e in errors]  # the CLI's own line
-    monkeypatch.setattr(model_loader, "lang", lambda: "pt")
+    assert [messages.text(e) for e in errors] == [str(e) for e in errors]  # the CLI's own line
     monkeypatch.setattr(i18n, "lang", lambda: "pt")
     found = []
     for e in errors:
-        text = model_loader.problem_text(e)
+        text = messages.text(e)
         wording = text
         values = sorted((v for v in e.details.values() if isinstance(v, str)), key=len, reverse=True)
         for value in values:  # names, paths, commands and the library's own words stay as they are
@@ -511,5 +500,5 @@ def test_loader_errors_have_reasons_and_read_in_portuguese(tmp_path, monkeypatch
         if words or numbers or text == str(e):
             found.append(f"[pt] loader {e.reason}: English {words}, numbers {numbers}: {text!r}")
     assert not found, "\n".join(found)
-    too_large = model_loader.problem_text(errors[2])
+    too_large = messages.text(errors[2])
     assert "6,92 GB" in too_large and "500 MB" in too_large and "LAB_MEMORY_BUDGET_MB" in too_large

@@ -2,8 +2,9 @@
 
 Lab errors (lab.errors.LabError) and a link's unusable values (ui.url_codecs.LinkValueError) carry a
 reason code and the details their message needs. `text(e)` looks the pair up, walking the error's
-classes (ModelNotOffered is a ModelUnavailable), and writes the message from the details; where the
-table's English is None the English is the error's own line, the one the CLI prints. An error the
+classes (ModelNotOffered is a ModelUnavailable; a class's "*" entry covers its other reasons), and writes
+the message from the details (plus "message": the error's own English line); where the table's English
+is None the English is the error's own line, the one the CLI prints. An error the
 table does not know, or one raised without the details its reason promises, reads as its own line.
 Classes are named, not imported, so this module costs no torch import.
 """
@@ -72,6 +73,8 @@ PAGES: dict[tuple[str, str], Words] = {
         "elas precisam ter os mesmos tokens até a palavra, inclusive")),
     ("TrophyError", "too_long"): lambda d: (
         None, f"{num(d['tokens'])} tokens é mais do que o contexto do modelo ({num(d['context'])} tokens)"),
+    ("LensError", "*"): lambda d: (f"This target cannot be followed ({d['message']}).",
+                                   f"Não dá para seguir este alvo ({d['message']})."),
     ("LensError", "target_tokens"): lambda d: (
         f"That is {d['n']} tokens for this model, not one; the lens follows a single token. Its pieces:",
         f"Isso dá {d['n']} tokens para este modelo, não um; a lente segue um único token. Os pedaços:"),
@@ -97,7 +100,7 @@ LINKS: dict[tuple[str, str], Words] = {
     ("LinkValueError", "not_number"): lambda d: ("not a number", "não é um número"),
     ("LinkValueError", "not_finite"): lambda d: ("not a finite number", "não é um número finito"),
     ("LinkValueError", "not_boolean"): lambda d: ("not true or false", "não é true nem false"),
-    ("LinkValueError", ""): lambda d: ("not usable here", "não serve aqui"),
+    ("LinkValueError", "*"): lambda d: ("not usable here", "não serve aqui"),
 }
 
 TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS
@@ -106,13 +109,12 @@ TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS
 def text(e: Exception) -> str:
     """e in the reader's language (see the module docstring)."""
     reason = getattr(e, "reason", "")
-    words = next((TABLE[(c.__name__, reason)] for c in type(e).__mro__ if (c.__name__, reason) in TABLE), None)
-    if words is None and type(e).__name__ == "LinkValueError":
-        words = TABLE[("LinkValueError", "")]  # a reason this table has not met yet: still a readable notice
+    keys = [(c.__name__, r) for c in type(e).__mro__ for r in (reason, "*")]
+    words = next((TABLE[k] for k in keys if k in TABLE), None)
     if words is None:
         return str(e)
     try:
-        en, pt = words(getattr(e, "details", {}))
+        en, pt = words({**getattr(e, "details", {}), "message": str(e)})
     except (KeyError, TypeError):  # raised without the details its reason promises: its own line, at least
         return str(e)
     return t(str(e) if en is None else en, pt)

@@ -48,7 +48,7 @@ def inputs() -> dict[str, widgets.Widget]:
 
 def problem(e: EmbeddingError) -> None:
     """Why the words cannot be used (ui.messages); a word of several tokens and its pieces as plain text."""
-    if e.reason == "empty":
+    if "pieces" not in e.details:  # an empty box: a hint, not a warning
         st.info(messages.text(e))
         return
     d = e.details

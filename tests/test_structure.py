@@ -1,0 +1,118 @@
+"""The house pattern, read from the source (AST) so that it stays true as pages are added.
+
+One home for text <-> ids (lab/text.py) and for a model's kind and context (lab/models.py); one error
+contract (lab.errors.LabError, one translation table in ui/messages.py); each page input declared once
+(ui/widgets.py); ui/cached/ returns values and never draws; short functions and pages.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CODE = ("lab", "ui", "viz", "app_pages")
+MAX_FUNCTION_LINES, MAX_PAGE_LINES = 60, 120
+TEXT_FUNCTIONS = {"encode", "token_texts", "labels", "byte_decoder"}
+# lab/encodings.encode(name, text) is tiktoken's text -> ids for an encoding *name* (the tokens page, no model).
+TEXT_ELSEWHERE = {("lab/encodings.py", "encode")}
+# What ui/cached may use from st: caching and reading state, never an element that draws.
+ST_READS = {"cache_data", "session_state", "query_params", "column_config", "context", "cache_resource"}
+
+
+def sources(*folders: str):
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+
+
+def functions(tree):
+    return [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+def test_no_function_over_60_lines_and_no_page_over_120():
+    long = [f"{p}:{f.lineno} {f.name} ({f.end_lineno - f.lineno + 1} lines)"
+            for p, tree in sources(*CODE) for f in functions(tree) if f.end_lineno - f.lineno + 1 > MAX_FUNCTION_LINES]
+    pages = [f"{p} ({n} lines)" for p, _ in sources("app_pages")
+             if (n := len((ROOT / p).read_text(encoding="utf-8").splitlines())) > MAX_PAGE_LINES]
+    assert not long and not pages, long + pages
+
+
+def test_text_to_ids_has_one_home():
+    defined = [(p, f.name) for p, tree in sources(*CODE) for f in functions(tree)
+               if f.name in TEXT_FUNCTIONS and p != "lab/text.py" and (p, f.name) not in TEXT_ELSEWHERE
+               and f.col_offset == 0]
+    imported = [(p, a.name) for p, tree in sources(*CODE, "tests", "bench_pages") for n in ast.walk(tree)
+                if isinstance(n, ast.ImportFrom) and n.module == "lab.attention"
+                for a in n.names if a.name in TEXT_FUNCTIONS | {"kind", "context"}]
+    assert not defined and not imported, defined + imported
+
+
+def test_a_models_kind_and_context_have_one_function_each():
+    names = {"kind", "context", "kind_of", "context_of"}
+    defined = sorted((p, f.name) for p, tree in sources("lab", "ui") for f in functions(tree)
+                     if f.name in names and f.col_offset == 0)
+    assert [p for p, _ in defined] == ["lab/models.py"] * len(defined) and len(defined) == 2, defined
+
+
+def lab_modules():
+    import lab
+
+    for info in pkgutil.walk_packages(lab.__path__, "lab."):
+        if ".testing" in info.name or ".benchmarks" in info.name or info.name.endswith("__main__"):
+            continue
+        yield importlib.import_module(info.name)
+
+
+def test_every_lab_error_derives_from_the_one_base_with_one_argument_order():
+    from lab.cli import CliError
+    from lab.errors import LabError
+
+    errors = {cls for mod in lab_modules() for _, cls in inspect.getmembers(mod, inspect.isclass)
+              if issubclass(cls, Exception) and cls.__module__.startswith("lab.")}
+    assert len(errors) >= 10  # the check sees the lab's errors (ModelUnavailable, SamplingError, ...)
+    stray = [c.__qualname__ for c in errors if not issubclass(c, LabError) and c is not CliError]
+    own_init = [c.__qualname__ for c in errors if c is not LabError and "__init__" in vars(c)]
+    assert not stray and not own_init, (stray, own_init)
+
+
+def test_reason_codes_are_worded_in_one_table():
+    """Only ui/messages.py turns a reason code into words: no page or ui module compares e.reason."""
+    found = [f"{p}:{n.lineno}" for p, tree in sources("ui", "app_pages") if p != "ui/messages.py"
+             and p != "ui/url_codecs.py" for n in ast.walk(tree)
+             if isinstance(n, ast.Compare) and isinstance(n.left, ast.Attribute) and n.left.attr == "reason"]
+    translators = [f"{p}:{f.name}" for p, tree in sources("ui", "app_pages") for f in functions(tree)
+                   if f.name in {"problem_text", "error_text", "reason_text", "not_offered_text", "_portuguese"}]
+    assert not found and not translators, found + translators
+
+
+def test_every_page_input_is_declared_once_through_ui_widgets():
+    """link.bind is called by ui/widgets.py only: a page never restates a widget's range for its link."""
+    calls = [f"{p}:{n.lineno}" for p, tree in sources("ui", "app_pages")
+             if p not in {"ui/widgets.py", "ui/url_state.py"} for n in ast.walk(tree)
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "bind"
+             and isinstance(n.func.value, ast.Name) and n.func.value.id in {"link", "url_state"}]
+    assert not calls, calls
+
+
+def test_ui_cached_returns_values_and_never_draws():
+    folder = ROOT / "ui" / "cached"
+    if not folder.is_dir():
+        pytest.fail("ui/cached/ is missing")
+    drawn = [f"{p}:{n.lineno} st.{n.attr}" for p, tree in sources("ui/cached") for n in ast.walk(tree)
+             if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "st"
+             and n.attr not in ST_READS]
+    assert not drawn, drawn
+
+
+def test_lab_never_imports_streamlit():
+    found = [p for p, tree in sources("lab") for n in ast.walk(tree)
+             if isinstance(n, ast.Import | ast.ImportFrom)
+             and any((a.name if isinstance(n, ast.Import) else n.module or "").startswith("streamlit")
+                     for a in n.names)]
+    assert not found, found
