@@ -31,7 +31,7 @@ class Widget:
 
     def __init__(self, key: str, label: str, default, **kwargs):
         self.key, self.label, self.default, self.kwargs = key, label, default, kwargs
-        self._bound = False
+        self.value, self._bound = default, False
 
     def codec(self) -> link.Codec:
         raise NotImplementedError
