@@ -158,7 +158,11 @@ def test_twenty_two_sessions_at_once_on_one_shared_model(tmp_path):
             tabs[key].goto(url + link, wait_until="commit")
         opened_s = time.monotonic() - t0
 
-        # A new visitor arrives while they run.
+        # A new visitor arrives while they run: once their scripts have started (a tab just opened may not have
+        # drawn its app yet, and a count then would say none runs although all are about to).
+        started_by = time.monotonic() + READY_S
+        while not any(script_state(p) == "running" for p in tabs.values()) and time.monotonic() < started_by:
+            time.sleep(0.1)
         running_at_visit = sum(script_state(p) == "running" for p in tabs.values())
         visitor = new_page(browser)
         t1 = time.monotonic()
