@@ -56,3 +56,62 @@ def labels(texts: list[str]) -> list[str]:
     marks = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥"})
     return [f"{i} {t.translate(marks)}" for i, t in enumerate(texts)]
 
+
+
+def token_bytes(tokenizer, ids: list[int]) -> list[bytes]:
+    """Each token's own bytes: GPT-2's byte-level pieces exactly; other tokenizers' text as UTF-8."""
+    pieces = tokenizer.convert_ids_to_tokens(list(ids))
+    decoder = getattr(getattr(tokenizer, "backend_tokenizer", None), "decoder", None)
+    table = byte_decoder()
+    if type(decoder).__name__ == "ByteLevel" and all(c in table for p in pieces for c in p):
+        return [bytes(table[c] for c in p) for p in pieces]
+    return [tokenizer.convert_tokens_to_string([p]).encode("utf-8") for p in pieces]
+
+
+def _complete(data: bytes) -> bool:
+    """True when data ends on a character boundary: no UTF-8 sequence left open at its end."""
+    tail = data[-4:]
+    for back in range(1, len(tail) + 1):
+        b = tail[-back]
+        if b < 0x80:
+            return True
+        if b >= 0xC0:  # a lead byte: how many bytes its character needs
+            need = 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+            return back >= need
+    return True  # only continuation bytes: nothing can complete them from here on
+
+
+def spans_of(chunks: list[bytes], longest: int = 4) -> list[tuple[int, int]]:
+    """(start, stop) runs of consecutive byte chunks that together end on a character boundary: a run of
+    several chunks is one or more characters split across tokens. Runs stop at `longest` chunks."""
+    runs, start, acc = [], 0, b""
+    for i, chunk in enumerate(chunks):
+        acc += chunk
+        if _complete(acc) or i + 1 - start >= longest:
+            runs.append((start, i + 1))
+            start, acc = i + 1, b""
+    if start < len(chunks):
+        runs.append((start, len(chunks)))
+    return runs
+
+
+def readable(tokenizer, ids: list[int]) -> list[dict]:
+    """Text as text: one record per run of tokens that makes whole characters (most runs are one token).
+
+    Each {"text", "start", "stop", "joined"}: the run's decoded text, its token positions [start, stop),
+    and joined=True when several tokens make it (a character the tokenizer split into bytes, as the
+    course tokenizer does with "ã"). "".join of the texts is the tokenizer's own decode of ids.
+    """
+    chunks = token_bytes(tokenizer, ids)
+    return [{"text": b"".join(chunks[a:z]).decode("utf-8", errors="backslashreplace"), "start": a, "stop": z,
+             "joined": z - a > 1} for a, z in spans_of(chunks)]
+
+
+def readable_texts(tokenizer, ids: list[int]) -> list[str]:
+    """One text per token, for axes with a row per token: a token that is part of a split character
+    shows the whole run's text marked with its part ("ã ·1/2", "ã ·2/2"); other tokens their own text."""
+    out = []
+    for run in readable(tokenizer, ids):
+        n = run["stop"] - run["start"]
+        out += [run["text"] + (f" ·{k + 1}/{n}" if n > 1 else "") for k in range(n)]
+    return out

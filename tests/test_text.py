@@ -20,3 +20,50 @@ def test_encode_is_the_tokenizers_own_ids_even_past_any_context():
     tok = hf_gpt2_tokenizer()
     long = "O troféu não coube na mala. " * 200  # longer than GPT-2's 1,024 tokens: no truncation, no warning
     assert text.encode(tok, long) == tok(long)["input_ids"] and len(text.encode(tok, long)) > 1024
+
+
+# readable: tokens that together make one character are read as that character (issue 21, part 2)
+import codecs  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _course_tokenizer():
+    from lab.course import tokenizer as ct
+    return ct.decoder_tokenizer()
+
+
+def test_nao_is_four_course_tokens_read_as_three_runs_the_a_tilde_joined():
+    tok = _course_tokenizer()
+    ids = text.encode(tok, " não")
+    assert text.token_texts(tok, ids) == [" n", "\\xc3", "\\xa3", "o"]
+    assert [(r["text"], r["joined"]) for r in text.readable(tok, ids)] == [(" n", False), ("ã", True), ("o", False)]
+    assert text.readable_texts(tok, ids) == [" n", "ã ·1/2", "ã ·2/2", "o"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aãçõéê úÓ€😀\n-"), min_size=1, max_size=30))
+def test_readable_runs_join_to_the_tokenizers_own_decode_and_split_only_where_python_cannot(s):
+    tok = _course_tokenizer()
+    ids = tok(s)["input_ids"]
+    runs = text.readable(tok, ids)
+    assert "".join(r["text"] for r in runs) == tok.decode(ids)  # the tokenizer's own decode is the oracle
+    assert [(r["start"], r["stop"]) for r in runs][-1][1] == len(ids)
+    chunks = text.token_bytes(tok, ids)
+    for r in runs:  # a run ends where Python's own incremental UTF-8 decoder holds nothing back
+        dec = codecs.getincrementaldecoder("utf-8")()
+        for k in range(r["start"], r["stop"]):
+            dec.decode(chunks[k])
+            pending = dec.getstate()[0]
+            assert (pending == b"") == (k == r["stop"] - 1), (s, r)
+    singles = [r for r in runs if not r["joined"]]
+    assert all(r["text"] == text.token_texts(tok, ids[r["start"]:r["stop"]])[0] for r in singles)
+
+
+def test_token_bytes_agree_with_tiktoken_for_gpt2():
+    from lab.encodings import encoding
+    enc, tok = encoding("gpt2"), hf_gpt2_tokenizer()
+    s = "O troféu não coube na mala 😀 atualizações"
+    ids = enc.encode(s)
+    assert text.token_bytes(tok, ids) == [enc.decode_single_token_bytes(i) for i in ids]
