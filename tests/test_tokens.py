@@ -22,7 +22,7 @@ import tiktoken.load
 import tiktoken.registry
 
 from lab import tokens
-from lab.encodings import ENCODINGS, encode
+from lab.encodings import COURSE, COURSE_MERGES, ENCODINGS, OPENAI_ENCODINGS, encode
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,12 +61,22 @@ def oracle(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path_factory.mktemp("tiktoken_cache")))
         mp.setattr(tiktoken.load, "read_file", read_file)
-        for name in ENCODINGS:
+        for name in OPENAI_ENCODINGS:
             tiktoken.registry.ENCODINGS.pop(name, None)  # never reuse one built elsewhere
-        encs = {name: tiktoken.get_encoding(name) for name in ENCODINGS}
-        for name in ENCODINGS:
+        encs = {name: tiktoken.get_encoding(name) for name in OPENAI_ENCODINGS}
+        for name in OPENAI_ENCODINGS:
             tiktoken.registry.ENCODINGS.pop(name, None)
     return encs
+
+
+@pytest.fixture(scope="module")
+def course_oracle():
+    """The course models' own Hugging Face tokenizer (what every model page encodes with), special
+    tokens split as text the way encode_ordinary reads them."""
+    from lab.course.tokenizer import decoder_tokenizer
+
+    tok = decoder_tokenizer()
+    return lambda text: list(tok(text, split_special_tokens=True, verbose=False)["input_ids"])
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +116,33 @@ def test_counts_equal_tiktoken(oracle, kind):
         assert c["words"] == len(text.split()) and c["chars"] == len(text)
         assert c["tokens_per_word"] == (len(expected) / c["words"] if c["words"] else None)
         assert c["chars_per_token"] == (len(text) / len(expected) if expected else None)
+
+
+@pytest.mark.parametrize("kind", TEXTS)
+def test_course_counts_equal_the_course_models_tokenizer(course_oracle, kind):
+    text = TEXTS[kind]
+    expected = course_oracle(text)
+    assert encode(COURSE, text) == expected
+    assert tokens.token_costs(text)[COURSE]["tokens"] == len(expected)
+    assert [r["id"] for r in tokens.token_records(COURSE, text)] == expected
+
+
+def test_course_encoding_is_the_course_tokenizer():
+    from lab.course import tokenizer
+
+    assert COURSE_MERGES == tokenizer.N_MERGES
+    text = TEXTS["pt"] + TEXTS["emoji"] + TEXTS["numbers"]
+    assert encode(COURSE, text) == tokenizer.encoding().encode_ordinary(text)
+    assert tokens.token_costs("não", [COURSE])[COURSE]["tokens"] == 4  # 2 under GPT-2 (DESIGN.md)
+    assert tokens.token_costs("não", ["gpt2"])["gpt2"]["tokens"] == 2
+    records = tokens.token_records(COURSE, " não")
+    assert b"".join(r["bytes"] for r in records) == " não".encode()
+    assert [r["splits_char"] for r in records] == [False, True, True, False]  # ã as two byte tokens
+    assert [r["text"] for r in records][1:3] == ["\\xc3", "\\xa3"]  # chips keep raw bytes
+
+
+def test_course_counts_on_a_megabyte(course_oracle, megabyte):
+    assert tokens.token_costs(megabyte, [COURSE])[COURSE]["tokens"] == len(course_oracle(megabyte))
 
 
 def test_counts_equal_tiktoken_on_a_megabyte(oracle, megabyte):
@@ -309,6 +346,17 @@ def test_cli_tokens_stdin_and_chosen_encodings(oracle):
     enc = json.loads(out.stdout)["encodings"]
     assert list(enc) == ["o200k_base", "gpt2"]
     assert enc["gpt2"]["tokens"] == len(oracle["gpt2"].encode_ordinary(text))
+
+
+def test_cli_tokens_course_encoding(course_oracle):
+    text = TEXTS["pt"]
+    out = lab("tokens", "--json", "--encoding", "course", "-", stdin=text)
+    assert out.returncode == 0, out.stderr
+    enc = json.loads(out.stdout)["encodings"]
+    assert list(enc) == ["course"] and enc["course"]["tokens"] == len(course_oracle(text))
+    default = json.loads(lab("tokens", "--json", "-", stdin=text).stdout)["encodings"]
+    assert list(default) == [*OPENAI_ENCODINGS, "course"]  # the old three first, as before; course added
+    assert default["course"] == enc["course"]
 
 
 def test_cli_tokens_table_and_no_torch(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from lab.benchmarks import entry, side_by_side
-from lab.encodings import ENCODINGS, encoding
+from lab.encodings import OPENAI_ENCODINGS, encoding
 from lab.tokens import sample_pairs, token_costs
 
 MB = 1_000_000
@@ -27,10 +27,10 @@ def mixed_text(n_bytes: int = MB, seed: int = 0) -> str:
 def benchmarks() -> list[dict]:
     """One entry: lab.tokens.token_costs vs len(encode_ordinary) per encoding on the same text."""
     text = mixed_text()
-    encs = [encoding(name) for name in ENCODINGS]  # built before timing: both sides share them
+    encs = [encoding(name) for name in OPENAI_ENCODINGS]  # built before timing: both sides share them
 
     def project():
-        return token_costs(text)
+        return token_costs(text, OPENAI_ENCODINGS)
 
     def reference():
         return [len(enc.encode_ordinary(text)) for enc in encs]
