@@ -1,11 +1,15 @@
 """Entry point: page config, the shared sidebar, and navigation over the pages."""
 
+from pathlib import Path
+
 import streamlit as st
 
 from ui import presentation, sidebar, url_state
 from ui.i18n import t
 
-st.set_page_config(page_title="GPT-2, taken apart", page_icon=":material/biotech:", layout="wide")
+# Shipped with the app and sent inline: a ":material/..." page icon makes every page fetch it from a font host.
+ICON = Path(__file__).parent / "assets" / "icon.svg"
+st.set_page_config(page_title="GPT-2, taken apart", page_icon=ICON, layout="wide")
 
 pages = [
     st.Page("app_pages/home.py", title=t("Home", "Início"), icon=":material/home:", default=True),
