@@ -1,12 +1,14 @@
 """`python -m lab analogy` and `python -m lab neighbours`: a − b + c and nearest tokens over input embeddings.
 
     python -m lab analogy --json --model M A B C [--k K] [--method add|mul] [--no-exclude] [--no-space]
-                          [--mean-pieces] [--expected WORD]
-    python -m lab neighbours --json --model M WORD [--k K] [--no-space] [--mean-pieces]
+                          [--mean-pieces] [--expected WORD] [--all-tokens]
+    python -m lab neighbours --json --model M WORD [--k K] [--no-space] [--mean-pieces] [--all-tokens]
 
-Both print {"words": [...], "tokens": [[id, ...], ...], "results": [{"token", "id", "score"}, ...]},
-best first (analogy adds "expected" when --expected is given). No forward pass runs: see
-lab/embeddings.py for the conventions (3CosAdd / 3CosMul, leading space, exclusion).
+Both print {"words": [...], "tokens": [[id, ...], ...], "results": [{"token", "id", "score"}, ...],
+"left_out": {"count", "method", "min_count" | "cut"}}, best first (analogy adds "expected" when
+--expected is given). Rarely trained rows are left out as on the page (lab.learned); --all-tokens keeps
+them. No forward pass runs: see lab/embeddings.py for the conventions (3CosAdd / 3CosMul, leading space,
+exclusion).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ def _common(p) -> None:
                    help="look words up as typed, without the leading space (\"king\", not \" king\")")
     p.add_argument("--mean-pieces", action="store_true",
                    help="let a word of several tokens stand for the mean of its pieces (an approximation)")
+    p.add_argument("--all-tokens", action="store_true",
+                   help="keep the rows the model barely trained among the answers (left out by default)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -72,11 +76,13 @@ def run_analogy(args) -> int:
     try:
         q = embeddings.analogy_scores(loaded.model, loaded.tokenizer, args.a, args.b, args.c, args.method,
                                       space, args.mean_pieces)
-        expected = args.expected and embeddings.expected_rank(loaded.tokenizer, q, args.expected, space)
+        rare, said = embeddings.rare_rows(loaded.model, loaded.tokenizer, args.all_tokens)
+        expected = args.expected and embeddings.expected_rank(loaded.tokenizer, q, args.expected, space, rare)
     except embeddings.EmbeddingError as e:
         raise CliError(str(e)) from None
-    best = embeddings.top(q["scores"], args.k, () if args.no_exclude else embeddings.excluded(q))
-    out = {"words": q["words"], "tokens": q["tokens"], "results": embeddings.results(loaded.tokenizer, best)}
+    best = embeddings.top(q["scores"], args.k, (set() if args.no_exclude else embeddings.excluded(q)) | rare)
+    out = {"words": q["words"], "tokens": q["tokens"], "results": embeddings.results(loaded.tokenizer, best),
+           "left_out": said}
     if expected:
         out["expected"] = {"word": args.expected, "tokens": expected["ids"], "rank": expected["rank"],
                            "rank_without_exclusion": expected["rank_all"]}
@@ -97,7 +103,7 @@ def run_neighbours(args) -> int:
     loaded = load_model_arg(args.model)
     try:
         out = embeddings.neighbours(loaded.model, loaded.tokenizer, args.word, args.k, not args.no_space,
-                                    args.mean_pieces)
+                                    args.mean_pieces, args.all_tokens)
     except embeddings.EmbeddingError as e:
         raise CliError(str(e)) from None
     if args.json:

@@ -5,7 +5,11 @@ lab.course.tokenizer) and its tokenizer files, so a run needs only numpy, torch 
 The decoder learns next-token prediction on random windows of the training stream; the encoder
 learns masked-token prediction (15% of tokens: 80% <mask>, 10% random, 10% kept) on the same
 windows. AdamW, linear warmup then cosine decay, gradient clipping, a fixed seed, and the
-checkpoint with the lowest held-out loss is the one saved (fp16 safetensors, HF format).
+checkpoint with the lowest held-out loss is the one saved (fp16 safetensors, HF format), with
+`token_counts.npy` beside it: how many times each token id occurred in the training windows drawn
+up to that checkpoint's step (the decoder's inputs, repeated halves included; the encoder's windows
+before masking, <s> and </s> included), which the analogies page uses to leave out rows the model
+barely trained. `replay_counts` recomputes them for a finished run from its seed and step count.
 A wall-clock budget (--minutes) is turned into a fixed step count after a short calibration,
 so the cosine schedule completes and the run cannot overrun; the step count is logged, and
 `--steps N` reruns it deterministically.
@@ -49,6 +53,7 @@ PRESETS = {
 PLATEAU_GAIN = 0.005  # the best held-out loss must fall by this fraction over `patience` evaluations
 MODELS = ("decoder", "encoder")
 MASK_PROB = 0.15
+COUNTS_FILE = "token_counts.npy"  # beside the saved weights (lab.learned reads it)
 UNKNOWN_STEPS = 10**9  # the step count of a run with only a time budget, until its calibration
 
 
@@ -129,6 +134,52 @@ def encoder_batch(stream, gen, cfg: dict):
     return mask_tokens(ct.encoder_rows(windows(stream, starts, T - 2)), gen)
 
 
+def batch_tokens(kind: str, batch):
+    """The token ids a training batch drew, (B, T): the decoder's inputs; the encoder's windows before
+    masking (a masked or swapped position holds its original id in the labels)."""
+    import torch
+
+    if kind == "decoder":
+        return batch
+    inputs, labels = batch
+    return torch.where(labels >= 0, labels, inputs)
+
+
+def replay_counts(kind: str, cfg: dict, stream, seed: int, steps: int, init_counts=None):
+    """How often each token id occurred in the batches a run drew in its first `steps` steps, (V,) int64:
+    the trainer's own batch sampler replayed with the run's seed (no model, no optimiser: only the
+    batch generator draws from it). `stream` is the training stream (int64 tensor, any device)."""
+    import torch
+
+    gen = torch.Generator().manual_seed(seed + (0 if kind == "decoder" else 1))
+    batch_fn = decoder_batch if kind == "decoder" else encoder_batch
+    size = ct.VOCAB_SIZE if kind == "decoder" else ct.ENC_VOCAB_SIZE
+    counts = torch.zeros(size, dtype=torch.int64, device=stream.device)
+    for _ in range(steps):
+        counts += torch.bincount(batch_tokens(kind, batch_fn(stream, gen, cfg)).flatten(), minlength=size)
+    counts = counts.cpu()
+    return counts + torch.as_tensor(init_counts) if init_counts is not None else counts
+
+
+def estimate_counts(kind: str, cfg: dict, stream, steps: int):
+    """The counts `steps` steps of random windows draw on average, (V,) float64: each occurrence of a token
+    in the training stream times the windows covering a position, steps * batch * body / (len - body)
+    (a repeated half-window counts its tokens twice and the other half not at all: the same on average);
+    for the encoder, ids shifted as lab.course.tokenizer does and one <s> and </s> per window. For a run
+    whose exact training stream is gone (the shipped models: see docs/analogies.md)."""
+    import numpy as np
+
+    ids = np.asarray(stream, dtype=np.int64)
+    body = cfg["seq"] if kind == "decoder" else cfg["seq"] - 2
+    if kind == "encoder":
+        ids = ct.to_encoder_ids(ids)
+    size = ct.VOCAB_SIZE if kind == "decoder" else ct.ENC_VOCAB_SIZE
+    counts = np.bincount(ids, minlength=size) * (steps * cfg["batch"] * body / (len(ids) - body))
+    if kind == "encoder":
+        counts[[ct.ENC_BOS, ct.ENC_EOS]] += steps * cfg["batch"]
+    return counts
+
+
 def held_out(kind: str, stream, cfg: dict, seed: int = 0):
     """The fixed held-out batches used during training: evenly spaced windows, fixed masks."""
     import torch
@@ -199,6 +250,7 @@ def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=prin
     gen = torch.Generator().manual_seed(seed + (0 if kind == "decoder" else 1))
     batch_fn = decoder_batch if kind == "decoder" else encoder_batch
     run = _Run(kind, cfg, model, held_out(kind, data["test"], cfg), device.startswith("cuda"), log)
+    run.start_counts(init)
     budget = cfg["minutes"] * 60 if cfg["minutes"] else None
     total = cfg["steps"] or UNKNOWN_STEPS  # fixed by the calibration when only a time budget is given
     calib_from, calib_at = 5, min(100, max(10, cfg["warmup"]))
@@ -218,6 +270,7 @@ def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=prin
         for group in opt.param_groups:
             group["lr"] = lr_at(step, total, cfg)
         batch = batch_fn(data["train"], gen, cfg)
+        run.count(batch_tokens(kind, batch))
         inputs, labels = (batch, batch) if kind == "decoder" else batch
         run.add_train_loss(step, _train_step(model, opt, inputs, labels, run.autocast))
         step += 1
@@ -230,6 +283,7 @@ def train_one(kind: str, cfg: dict, data: dict, device: str, seed: int, log=prin
     run.point(step, run.train_loss(if_none=0.0))
     wall = run.elapsed()
     model.load_state_dict(run.best_state)
+    model.token_counts = run.best_counts  # (V,) int64 on the CPU: save_model writes it beside the weights
     record = run.record(step, wall, stopped, init)
     log(f"{kind}: done, {step} steps, best held-out loss {run.best:.4f} at step {run.best_step}, {wall:.0f} s")
     return model, record
@@ -286,6 +340,7 @@ class _Run:
         self.tokens_per_step = cfg["batch"] * cfg["seq"]
         self.curve, self.bests = [], []  # bests: the best held-out loss after each evaluation in the loop
         self.best, self.best_step, self.best_state = float("inf"), None, None
+        self.counts = self.best_counts = None  # token ids drawn so far, and at the best checkpoint
         self.running, self.n_running = 0.0, 0
         self.eval_s = 0.0  # seconds spent evaluating, left out of the calibration's time per step
         _sync(cuda)
@@ -301,6 +356,23 @@ class _Run:
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0
+
+    def start_counts(self, init) -> None:
+        """Count token ids from zero, or from the counts saved beside the checkpoint a resumed run starts from."""
+        import numpy as np
+        import torch
+
+        size = self.model.get_input_embeddings().weight.shape[0]
+        found = Path(init) / COUNTS_FILE if init else None
+        start = np.load(found).astype(np.int64) if found and found.is_file() else np.zeros(size, dtype=np.int64)
+        device = next(self.model.parameters()).device
+        self.counts = torch.as_tensor(start, device=device)
+
+    def count(self, tokens) -> None:
+        """Add one batch's token ids (B, T) to the counts (on the device: no wait)."""
+        import torch
+
+        self.counts += torch.bincount(tokens.flatten(), minlength=len(self.counts))
 
     def add_train_loss(self, step: int, loss) -> None:
         """Count a step's loss in the mean train loss; on CUDA every 10th step only (reading it waits for the GPU)."""
@@ -323,6 +395,7 @@ class _Run:
         if test_loss < self.best:
             self.best, self.best_step = test_loss, step
             self.best_state = {k: v.detach().to("cpu", copy=True) for k, v in self.model.state_dict().items()}
+            self.best_counts = None if self.counts is None else self.counts.to("cpu", copy=True)
         self.running, self.n_running = 0.0, 0
         self.eval_s += time.perf_counter() - started
         return test_loss
@@ -375,6 +448,7 @@ def save_model(model, kind: str, out: Path, corpus: Path, cfg: dict | None = Non
     """Save `model` in HF format with fp16 weights, its tokenizer files and a generation config."""
     import copy
 
+    import numpy as np
     import torch
 
     name = (cfg or {}).get("name") if kind == "decoder" else None  # a sibling preset names its decoder
@@ -387,6 +461,9 @@ def save_model(model, kind: str, out: Path, corpus: Path, cfg: dict | None = Non
                                                   pad_token_id=ct.EOT, do_sample=True, top_k=40,
                                                   temperature=0.8, max_new_tokens=60)
     half.save_pretrained(path)
+    counts = getattr(model, "token_counts", None)
+    if counts is not None:
+        np.save(path / COUNTS_FILE, np.asarray(counts, dtype=np.int64).astype(np.uint32))
     tok_dir = corpus / "tokenizers" / ("gpt2" if kind == "decoder" else "roberta")
     for f in tok_dir.iterdir():
         shutil.copy(f, path / f.name)
