@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -174,3 +175,38 @@ def test_a_word_too_long_for_a_float_has_an_infinite_perplexity_per_word():
     s = perplexity.summary(6000.0, 1250, "a" * 5000)  # one 5,000-letter "word": e^6000 is past any float
     assert s["ppl_per_word"] == math.inf and s["ppl"] == pytest.approx(math.exp(6000.0 / 1250))
     assert perplexity.summary(30.0, 10, "um dois três")["ppl_per_word"] == pytest.approx(math.exp(10.0))
+
+
+# split(" ") finds 11 words here (tabs, newlines and the no-break space join words), 17 are there
+MESSY = "Todo sábado\tde manhã,\n\na minha avó ia a\u00a0pé\r\naté a feira.\n\nThe market\topens early."
+
+
+def test_words_are_counted_across_any_whitespace(decoder):
+    """Per word means per whitespace-separated word: double spaces, tabs, newlines, CRLF and no-break spaces
+    separate words too (the other tests' texts have single spaces only)."""
+    words = re.findall(r"\S+", MESSY)
+    assert len(words) == 17  # by hand: Todo sábado de manhã, a minha avó ia a pé até a feira. The market opens early.
+    r = perplexity.evaluate(decoder, MESSY, stride=16)
+    assert r["ppl_per_word"] == pytest.approx(math.exp(r["nll"] / len(words)), rel=1e-12)
+    assert perplexity.summary(12.0, 6, "um\tdois  três\nquatro")["ppl_per_word"] == pytest.approx(math.exp(3.0))
+
+
+def test_the_unigram_baseline_is_add_one_over_the_whole_vocabulary(tmp_path, monkeypatch):
+    """log p(i) = log((c_i + 1) / (N + V)) on a three-token vocabulary, by hand: counts 3, 0, 1 (N = 4, V = 3)."""
+    (tmp_path / "course_unigram_counts.json").write_text(json.dumps({"total": 4, "counts": [3, 0, 1]}))
+    monkeypatch.setattr(perplexity, "DATA", tmp_path)
+    ids = [2, 0, 1, 1, 0]
+    expected = -(math.log(4 / 7) + 2 * math.log(1 / 7) + math.log(4 / 7))  # positions 1..4: ids 0, 1, 1, 0
+    assert perplexity.unigram_nll(ids, [1, 2, 3, 4]) == pytest.approx(expected, rel=1e-12)
+    assert perplexity.unigram_nll(ids, [0]) == pytest.approx(-math.log(2 / 7), rel=1e-12)
+    assert perplexity.unigram_nll([0, 3], [1]) is None  # id 3 is outside this vocabulary
+
+
+def test_the_unigram_baseline_matches_the_shipped_counts_computed_here():
+    """The same formula in plain Python over the shipped training counts (8,192 ids), on a few positions."""
+    data = json.loads((perplexity.DATA / "course_unigram_counts.json").read_text(encoding="utf-8"))
+    counts, n, v = data["counts"], data["total"], len(data["counts"])
+    assert v == 8192 and sum(counts) == n
+    ids = [464, 0, 8191, 1000, 464, 262, 7000]
+    expected = -sum(math.log((counts[i] + 1) / (n + v)) for i in ids[1:])
+    assert perplexity.unigram_nll(ids, range(1, len(ids))) == pytest.approx(expected, rel=1e-12)
