@@ -23,16 +23,23 @@ import numpy as np
 
 from lab.errors import LabError
 from lab.models import context_of, kind_of
-from lab.text import token_texts
+from lab.text import readable_texts, token_texts
 
 LENS_TYPES = ("gpt2", "openai-gpt")  # decoders whose head we know how to apply (final norm or none)
 CHUNK = 256  # positions read out at once: GPT-2's 1,024 tokens x 50,257 logits would be 206 MB per layer
+EMBEDDINGS = "embeddings"  # the name of floor 0 (before any block) in every table, chart and CLI line
+# The page's default text per UI language: an unfinished sentence whose next word forms up the floors of the
+# course model (course-gpt2, 4 blocks): the final answer is not there after the embeddings, first reaches rank 1
+# at a middle floor, stays there to the output, its probability rising floor by floor (tests/test_lens.py checks
+# it on the shipped model; docs/lens.md has the numbers and the search that picked them).
+DEFAULT_TEXT = {"en": "For more information, see the manual", "pt": "Escolha esta opção no"}
 
 
 class LensError(LabError):
     """Bad input for the lens. `reason` ("encoder", "unsupported", "empty_text", "too_long",
     "position", "top", "target_empty", "target_tokens") and `details` let a UI write the message in
-    its own language; str(e) is the English one-liner the CLI prints."""
+    its own language; str(e) is the English one-liner the CLI prints. "target_tokens" carries word, n,
+    pieces (each token's own text, a lone byte as \\xc3) and readable (lab.text.readable_texts: "ã ·1/2")."""
 
 
 def check_model(model) -> None:
@@ -84,7 +91,7 @@ def target_id(tokenizer, word: str) -> int:
     if len(ids) != 1:
         pieces = token_texts(tokenizer, ids)
         raise LensError(f"the target {word!r} is {len(ids)} tokens {pieces}, not one; the lens follows a single token",
-                        "target_tokens", word=word, n=len(ids), pieces=pieces)
+                        "target_tokens", word=word, n=len(ids), pieces=pieces, readable=readable_texts(tokenizer, ids))
     return ids[0]
 
 
@@ -149,6 +156,11 @@ def first_and_settled(ranks) -> tuple[int | None, int | None]:
     return first, settled
 
 
+def floor_name(layer: int, embeddings: str = EMBEDDINGS) -> str:
+    """A floor as tables and charts name it: `embeddings` for 0 (before any block), else the block's number."""
+    return embeddings if layer == 0 else str(layer)
+
+
 def token_names(tokenizer, result: dict) -> dict[int, str]:
     """id -> token text for every id a lens result mentions (top-k cells and targets), decoded once each."""
     unique = np.union1d(result["top_ids"].ravel(), result["targets"]).tolist()  # sorted ints
@@ -156,13 +168,16 @@ def token_names(tokenizer, result: dict) -> dict[int, str]:
 
 
 def to_json(result: dict, tokenizer, ids: list[int], position: int) -> dict:
-    """The `python -m lab lens --json` document for one lens result and a position (already checked)."""
+    """The `python -m lab lens --json` document for one lens result and a position (already checked).
+    "tokens" are each token's own text (a lone byte as \\xc3), "readable" the same positions as text reads
+    (lab.text.readable_texts: "ã ·1/2", "ã ·2/2" for the two byte tokens of ã)."""
     names = token_names(tokenizer, result)
     top = [[[{"id": int(i), "token": names[int(i)], "p": float(q)} for i, q in zip(cell_ids, cell_p, strict=True)]
             for cell_ids, cell_p in zip(layer_ids, layer_p, strict=True)]
            for layer_ids, layer_p in zip(result["top_ids"], result["top_p"], strict=True)]
     tid = int(result["targets"][position])
-    return {"ids": list(ids), "tokens": token_texts(tokenizer, ids), "n_layer": result["n_layer"], "top": top,
+    return {"ids": list(ids), "tokens": token_texts(tokenizer, ids), "readable": readable_texts(tokenizer, ids),
+            "n_layer": result["n_layer"], "top": top,
             "target": {"position": position, "id": tid, "token": names[tid],
                        "rank": [int(r) for r in result["rank"][:, position]],
                        "p": [float(q) for q in result["p"][:, position]]}}

@@ -175,7 +175,7 @@ def test_lens_json_contract_against_transformers(capsys, tiny_model_dirs):
     path = str(tiny_model_dirs["gpt2"])
     out = run_json(capsys, "lens", "--json", "--model", path, "--text", TEXT, "--top", "3", "--position", "2")
     m = load(path)
-    assert set(out) == {"ids", "tokens", "n_layer", "top", "target"}
+    assert set(out) == {"ids", "tokens", "readable", "n_layer", "top", "target"}
     assert out["ids"] == m.tokenizer(TEXT)["input_ids"] and "".join(out["tokens"]) == TEXT
     n, t = out["n_layer"], len(out["ids"])
     assert n == m.n_layer and len(out["top"]) == n + 1 and all(len(layer) == t for layer in out["top"])
@@ -238,3 +238,65 @@ def test_table_output(capsys, tiny_model_dirs):
     assert main(["lens", "--text", TEXT, "--model", str(tiny_model_dirs["openai-gpt"])]) == 0
     out = capsys.readouterr().out
     assert "settled from layer" in out and out.count("\n") == 2 + 2 + 3  # header lines, table head, 3 layers
+    rows = out.splitlines()[4:]
+    assert [r.split()[0] for r in rows] == ["embeddings", "1", "2"]  # floor 0 named as the page's charts name it
+
+
+# ---------------------------------------------------------------- the shipped course model
+
+def course_oracle(text: str):
+    """The shipped course-gpt2 through transformers itself (fp32): ids, the direct lens (L+1, T, V) of
+    test_lens's `direct`, and its tokens' bytes from tiktoken's GPT-2 encoding (the course tokenizer is GPT-2's
+    first merges: the same ids below 8,191)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from lab.encodings import encoding
+
+    path = ROOT / "models" / "course-gpt2"
+    tok = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    ids = tok(text)["input_ids"]
+    probs, _ = direct(model, ids)
+    return ids, probs, encoding("gpt2")
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_default_texts_answer_forms_up_the_floors_of_the_course_model(lang):
+    """What the page says of its default text, on the shipped course-gpt2: the final answer at the last token is a
+    word, far down the list after the embeddings, first at rank 1 at a middle floor, there to the output, its
+    probability rising floor by floor; and the whole sentence fits one grid (no window)."""
+    from viz.lens import GRID_MAX
+
+    ids, probs, gpt2 = course_oracle(lens.DEFAULT_TEXT[lang])
+    last = probs[:, -1]  # (L+1, V)
+    answer = int(last[-1].argmax())
+    word = gpt2.decode_single_token_bytes(answer).decode("utf-8")
+    assert word[0] == " " and word[1:].isalpha() and len(word) >= 4, word
+    rank = (last > last[:, answer:answer + 1]).sum(-1) + 1  # (L+1,)
+    n_layer = len(rank) - 1
+    first = int(np.argmax(rank == 1))
+    assert rank[0] > 10 and 0 < first < n_layer and (rank[first:] == 1).all(), rank
+    assert (np.diff(last[:, answer]) > 0).all(), last[:, answer]
+    assert len(ids) <= GRID_MAX
+    m = load("course-gpt2")  # and lab's lens says the same: the page's metrics
+    result = lens.lens(m.model, encode(m.tokenizer, lens.DEFAULT_TEXT[lang]))
+    assert int(result["targets"][-1]) == answer and lens.first_and_settled(result["rank"][:, -1]) == (first, first)
+
+
+def test_readable_labels_in_the_json_on_the_course_tokenizer(capsys):
+    """On the course tokenizer "não" is four tokens, ã two bytes: "readable" names both byte tokens as the
+    character tiktoken's bytes make (Python's decoder), marked 1/2 and 2/2; "tokens" keeps each token's own bytes."""
+    text = "O troféu não coube na mala."
+    out = run_json(capsys, "lens", "--json", "--model", "course-gpt2", "--text", text, "--top", "1")
+    ids, _, gpt2 = course_oracle(text)
+    assert out["ids"] == ids
+    raw = [gpt2.decode_single_token_bytes(i) for i in ids]
+    split = [i for i, b in enumerate(raw) if not b.decode("utf-8", "ignore") == b.decode("utf-8", "replace")]
+    assert len(split) == 2 and split[1] == split[0] + 1  # ã: one token per byte
+    char = (raw[split[0]] + raw[split[1]]).decode("utf-8")
+    assert char == "ã"
+    assert out["readable"][split[0]:split[1] + 1] == ["ã ·1/2", "ã ·2/2"]
+    assert out["tokens"][split[0]] == raw[split[0]].decode("utf-8", "backslashreplace") == "\\xc3"
+    whole = [r for i, r in enumerate(out["readable"]) if i not in split]
+    assert whole == [b.decode("utf-8") for i, b in enumerate(raw) if i not in split]
+    assert not any("\\x" in r for r in out["readable"])

@@ -2,7 +2,8 @@
 
     python -m lab lens --json --model M --text T [--top K] [--position P] [--target WORD]   (or --file FILE)
 
-Layer 0 is the embeddings, layer L the model's own output. `--position` defaults to the last token
+Floor 0 is the embeddings (named so in the table; JSON lists count it as index 0), layer L the model's
+own output. `--position` defaults to the last token
 (negative counts from the end); `--target` is tokenized exactly as typed and must be one token
 (GPT-2 writes a word after a space with the space: --target " big"); without it the target is the
 model's final prediction at that position.
@@ -54,10 +55,17 @@ def run_lens(args) -> int:
         print_json(doc)
         return 0
     tg = doc["target"]
-    print(f"position {position} ({doc['tokens'][position]!r}); target {tg['token']!r} (id {tg['id']})")
+    print(f"position {position} ({doc['readable'][position]!r}); target {tg['token']!r} (id {tg['id']})")
     first, settled = lens.first_and_settled(tg["rank"])
-    print(f"rank 1 first at layer {first}; settled from layer {settled}")
+    print(f"rank 1 first at layer: {_floor(first)}; settled from layer: {_floor(settled)}")
     print_table(["layer", "top token", "p", "target rank", "target p"],
-                [[i, repr(doc["top"][i][position][0]["token"]), doc["top"][i][position][0]["p"], tg["rank"][i],
-                  tg["p"][i]] for i in range(doc["n_layer"] + 1)])
+                [[lens.floor_name(i), repr(doc["top"][i][position][0]["token"]), doc["top"][i][position][0]["p"],
+                  tg["rank"][i], tg["p"][i]] for i in range(doc["n_layer"] + 1)])
     return 0
+
+
+def _floor(layer: int | None) -> str:
+    """A floor as the table's rows name it ("embeddings", "3"), or "none"."""
+    from lab.lens import floor_name
+
+    return "none" if layer is None else floor_name(layer)
