@@ -86,3 +86,30 @@ def test_direct_link_runs_the_entry_script():
         page.wait_for_selector('[data-testid="stTable"]', timeout=60_000)
         wait_idle(page)
         assert page.get_by_text("Language / Idioma").count() == 1  # app.py's sidebar ran
+
+
+AXIS_TITLE = {"en": "pt tokens ÷ en tokens", "pt": "tokens pt ÷ tokens en"}
+
+
+@pytest.mark.parametrize("query", ["lang=pt", "lang=pt&present=1", "lang=en&present=1"])
+def test_premium_axis_title_is_whole_and_inside_the_chart(app_url, query):
+    """The y-axis title reads whole (Vega cuts a long one with "…") and lies inside the drawn chart (a title
+    longer than the plot's height runs off its top edge): in Portuguese and with presentation mode's fonts."""
+    lang = "pt" if "lang=pt" in query else "en"
+    with chromium() as browser:
+        page = new_page(browser, height=2400)
+        page.goto(f"{app_url}/tokens?{query}")
+        page.wait_for_selector('[data-testid="stVegaLiteChart"] svg text', timeout=60_000)
+        wait_idle(page)
+        page.wait_for_timeout(1000)
+        chart = page.locator('[data-testid="stVegaLiteChart"]').last
+        found = chart.evaluate("""(e, want) => {
+            const svg = e.querySelector('svg').getBoundingClientRect();
+            const t = [...e.querySelectorAll('svg text')].find(x => x.textContent.includes('÷'));
+            const r = t.getBoundingClientRect();
+            // vertically exact; sideways the rotated text's box is its font's whole em box, a few px past the ink
+            return {text: t.textContent, inside: r.top >= svg.top - 0.5 && r.bottom <= svg.bottom + 0.5
+                    && r.left >= svg.left - 4, height: r.height};
+        }""", AXIS_TITLE[lang])
+        assert found["text"] == AXIS_TITLE[lang] and "…" not in found["text"]
+        assert found["inside"], found

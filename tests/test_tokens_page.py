@@ -181,7 +181,7 @@ def test_portuguese_ui():
     assert shown_costs(at.table[0]) == expected_costs(pt, "pt") and shown_costs(at.table[1]) == expected_costs(en, "pt")
     assert "." in shown_costs(at.table[0])["gpt2"]["caracteres"]  # thousands, the Brazilian way
     spec = at.get("vega_lite_chart")[0].proto.spec
-    assert json.dumps("tokens em português ÷ tokens em inglês") in spec and "pt tokens ÷ en tokens" not in spec
+    assert json.dumps("tokens pt ÷ tokens en") in spec and "pt tokens ÷ en tokens" not in spec
     bars = chart_data(at.get("vega_lite_chart")[0])
     source = f"conjunto de exemplos ({len(tokens.sample_pairs())} pares)"
     sample = bars[bars["source"] == source].set_index("encoding")["shown"]
@@ -219,3 +219,29 @@ def test_boxes_that_are_not_one_text_get_a_warning():
     at.text_area(key="tokens_en").set_value("Short.").run()
     warning = at.warning[0].value
     assert "não parecem o mesmo texto" in warning and f"{ratio:.2f}".replace(".", ",") in warning
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_course_tokenizer_beside_the_others(lang):
+    """The fourth encoding is the course models' own: its counts are their Hugging Face tokenizer's, its
+    chips keep raw bytes (a single token is the subject here), and the radio names it for what it is."""
+    from lab.course.tokenizer import decoder_tokenizer
+
+    tok = decoder_tokenizer()
+    at = open_page(lang=lang)
+    text = "O troféu não coube na mala."
+    at.text_area(key="tokens_pt").input(text).run()
+    radio = at.radio(key="tokens_encoding")
+    assert list(radio.options)[-1] == {"en": "course models (GPT-2's first 7,935 merges)",
+                                       "pt": "modelos do curso (as primeiras 7.935 fusões do GPT-2)"}[lang]
+    radio.set_value("course").run()
+    assert not at.exception
+    ids = tok(text)["input_ids"]
+    assert shown_costs(at.table[0])["course"]["tokens"] == str(len(ids)) == "16"
+    body = html_views(at)[0].proto.body
+    assert body.count('class="tok-chip"') == len(ids)
+    assert "\\xc3" in body and "\\xa3" in body and "ã" not in body.split("tok-chips", 1)[1].split("</div>")[0]
+    words = tokens.words_in_window(tokens.token_costs(text)["course"], 256)
+    want = {"en": f"The course models read 256 tokens: about {words} words of this Portuguese text.",
+            "pt": f"Os modelos do curso leem 256 tokens: cerca de {words} palavras deste texto."}[lang]
+    assert want in at.markdown.values

@@ -30,19 +30,25 @@ def costs(pt_costs: dict, en_costs: dict | None) -> None:
     model, window = lab.CONTEXT["gpt2"]
     pt_words = lab.words_in_window(pt_costs["gpt2"], window)
     en_words = en_costs and lab.words_in_window(en_costs["gpt2"], window)
+    course = lab.CONTEXT["course"][1]
+    pt_course = lab.words_in_window(pt_costs["course"], course)
     st.markdown(t(f"**{model}'s {num(window)} tokens hold about {num(pt_words)} words of this Portuguese text"
                   + (f", {num(en_words)} of English.**" if en_words else ".**"),
                   f"**Os {num(window)} tokens do {model} comportam cerca de {num(pt_words)} palavras deste "
                   "texto em português" + (f", e {num(en_words)} do inglês.**" if en_words else ".**")))
+    st.markdown(t(f"The course models read {num(course)} tokens: about {num(pt_course)} words of this Portuguese text.",
+                  f"Os modelos do curso leem {num(course)} tokens: cerca de {num(pt_course)} palavras deste texto."))
 
 
 def tokens(pt: str, name: str, total: int, limit: int) -> None:
     """The first `limit` tokens of pt under encoding `name` (of `total`) as chips, and its costliest words."""
     st.subheader(t("The tokens", "Os tokens"))
     st.caption(t("Each chip is one token: its text (␣ is a space) over its id. Orange chips hold part of a "
-                 "UTF-8 character, shown as bytes such as \\xc3.",
+                 "UTF-8 character, shown as bytes such as \\xc3: here a single token is the subject, so its own "
+                 "bytes show (the other pages join such pieces back into the character).",
                  "Cada ficha é um token: o texto (␣ é um espaço) sobre o id. Fichas laranja guardam parte "
-                 "de um caractere UTF-8, mostrada em bytes como \\xc3."))
+                 "de um caractere UTF-8, mostrada em bytes como \\xc3: aqui o assunto é cada token, então "
+                 "aparecem os bytes dele (as outras páginas juntam esses pedaços de volta no caractere)."))
     st.html(viz.token_chips(cached.chips(name, pt, limit), total=total, lang=lang()))
     st.subheader(t("The words that cost the most", "As palavras que mais custam"))
     st.table(costliest := viz.costliest_frame(cached.costliest(pt, name, 10),
@@ -65,7 +71,7 @@ def premium(pt: str, en: str, pairs: int) -> None:
                          f"As duas caixas não parecem o mesmo texto em duas línguas: o português tem {num(ratio)} "
                          "vezes o tamanho do inglês (traduções ficam entre cerca de 0,7 e 1,4). O ágio do seu "
                          "texto compara textos diferentes e quer dizer pouco."))
-    y_title = t("pt tokens ÷ en tokens", "tokens em português ÷ tokens em inglês")
+    y_title = t("pt tokens ÷ en tokens", "tokens pt ÷ tokens en")  # short: it must fit the chart's height
     exports.chart("premium", st, viz.premium_chart(viz.premium_frame(series), y_title=y_title, lang=lang()),
                   width="stretch")
     st.caption(t("Above 1.0, the same content costs Portuguese readers more tokens: more money per request and "
