@@ -51,10 +51,12 @@ def token_texts(tokenizer, ids: list[int]) -> list[str]:
     return [tokenizer.convert_tokens_to_string([p]) for p in pieces]
 
 
+MARKS = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥"})
+
+
 def labels(texts: list[str]) -> list[str]:
     """Axis labels that keep repeated tokens apart: position, then the token (space ␣, newline ↵, tab ⇥)."""
-    marks = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥"})
-    return [f"{i} {t.translate(marks)}" for i, t in enumerate(texts)]
+    return [f"{i} {t.translate(MARKS)}" for i, t in enumerate(texts)]
 
 
 
@@ -114,4 +116,16 @@ def readable_texts(tokenizer, ids: list[int]) -> list[str]:
     for run in readable(tokenizer, ids):
         n = run["stop"] - run["start"]
         out += [run["text"] + (f" ·{k + 1}/{n}" if n > 1 else "") for k in range(n)]
+    return out
+
+
+def readable_labels(tokenizer, ids: list[int]) -> list[str]:
+    """labels() read as text, for heatmap axes: position, the run's text (␣ ↵ ⇥ marked) and, for the tokens
+    of one split character, its part ("6 ã ·1/2", "7 ã ·2/2"; labels over readable_texts would mark the
+    space before "·" as ␣ too)."""
+    out = []
+    for run in readable(tokenizer, ids):
+        n = run["stop"] - run["start"]
+        out += [f"{run['start'] + k} {run['text'].translate(MARKS)}" + (f" ·{k + 1}/{n}" if n > 1 else "")
+                for k in range(n)]
     return out
