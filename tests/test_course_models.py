@@ -95,3 +95,27 @@ def test_the_three_course_decoders_are_ordered_by_size_on_unseen_text(monkeypatc
         sizes.append(perplexity.non_embedding_params(m.model))
     assert sizes == sorted(sizes) and sizes[-1] / sizes[0] > 50
     assert ppl == sorted(ppl, reverse=True), dict(zip(SIBLINGS, ppl, strict=True))
+
+
+def test_the_held_out_unigram_baseline_is_add_one_over_the_whole_vocabulary():
+    """lab.course.evaluate's baseline, by hand: training ids 0, 0, 0, 2 over a vocabulary of 4 (ids 1 and 3 never
+    seen): counts 3, 0, 1, 0, N = 4, V = 4, so p = 4/8, 1/8, 2/8, 1/8."""
+    import numpy as np
+
+    from lab.course.evaluate import unigram_logprobs
+
+    logp = unigram_logprobs(np.array([0, 0, 2, 0]), 4)
+    np.testing.assert_allclose(logp, np.log([4 / 8, 1 / 8, 2 / 8, 1 / 8]), rtol=1e-12)
+    rng = np.random.default_rng(0)
+    train, vocab = rng.integers(0, 50, 1000), 64  # ids 50..63 never occur
+    expected = [math.log((int((train == i).sum()) + 1) / (1000 + vocab)) for i in range(vocab)]
+    np.testing.assert_allclose(unigram_logprobs(train, vocab), expected, rtol=1e-12)
+
+
+def test_the_shipped_counts_reproduce_the_unigram_perplexity_here(decoder):
+    """lab.perplexity.unigram_nll against this file's own add-one sum (unigram_perplexity) on a held-out document."""
+    from lab import perplexity
+
+    ids = decoder.tokenizer(json.loads((DATA / "course_heldout.json").read_text())["documents"][0]["text"])["input_ids"]
+    nll = perplexity.unigram_nll(ids, range(1, len(ids)))
+    assert math.exp(nll / (len(ids) - 1)) == pytest.approx(unigram_perplexity(ids), rel=1e-9)
