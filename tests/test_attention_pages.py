@@ -191,3 +191,63 @@ def test_causal_page_explains_bad_trophy_input_in_portuguese(course_standins):
     at.text_input(key="trophy_b").set_value(long + "pequena.").run()  # more tokens than the tiny model's 64
     assert not at.exception and any("é mais do que o contexto do modelo (64 tokens)" in x.value for x in at.text)
     assert not any(w in x.value for x in at.text for w in ("not in", "differ", "more than"))
+
+
+def _axis_labels(spec: str) -> list[list[str]]:
+    """Every axis's token labels in a chart spec (the JSON list inside each labelExpr)."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            expr = node.get("labelExpr")
+            if isinstance(expr, str) and expr.startswith("["):
+                found.append(json.JSONDecoder().raw_decode(expr)[0])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(json.loads(spec))
+    return found
+
+
+SPLIT = "O troféu não coube na mala."  # the course tokenizer splits ã into two byte tokens
+
+
+def _check_readable(axes: list[list[str]], n: int) -> None:
+    """Axis labels of the course tokenizer's tokens of SPLIT: ã as one character marked in two parts, no byte
+    escapes, the position prefix kept, and the pieces read back as the text itself."""
+    from lab.course.tokenizer import decoder_tokenizer
+
+    tok = decoder_tokenizer()
+    ids = tok(SPLIT)["input_ids"]
+    assert len(ids) == n == 16
+    assert axes and all(len(a) == n for a in axes)
+    for labels in axes:
+        assert not any("\\x" in s for s in labels), labels
+        i = next(i for i, s in enumerate(labels) if "ã" in s)
+        assert labels[i:i + 2] == [f"{i} ã ·1/2", f"{i + 1} ã ·2/2"]
+        assert tok.decode(ids[i:i + 2]) == "ã"  # the tokenizer itself: these two tokens are one ã
+        assert [s.split(" ", 1)[0] for s in labels] == [str(k) for k in range(n)]
+        texts = [s.split(" ", 1)[1].replace("␣", " ").replace(" ·1/2", "") for s in labels if "·2/2" not in s]
+        assert "".join(texts) == tok.decode(ids) == SPLIT
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_heatmap_axes_read_split_characters_as_text(fresh_caches, lang):
+    at = open_page("app_pages/attention.py", model="course-gpt2", lang=lang)
+    at.text_area(key="attn_text").set_value(SPLIT).run()
+    assert not at.exception
+    (heatmap,) = [c for c in at.get("vega_lite_chart") if "labelExpr" in c.proto.spec]
+    _check_readable(_axis_labels(heatmap.proto.spec), 16)
+
+
+def test_causal_heatmap_axes_read_split_characters_as_text(fresh_caches):
+    at = open_page("app_pages/causal_mask.py", model="course-gpt2")
+    at.text_input(key="mask_text").set_value(SPLIT).run()
+    assert not at.exception
+    heatmaps = [c for c in at.get("vega_lite_chart") if "labelExpr" in c.proto.spec]
+    assert len(heatmaps) == 4  # scores and weights, mask on and off
+    for chart in heatmaps:
+        _check_readable(_axis_labels(chart.proto.spec), 16)

@@ -11,7 +11,7 @@ import numpy as np
 import streamlit as st
 
 from lab import attention, causal, hosting, hub, models
-from lab.text import encode, token_texts
+from lab.text import encode, readable_labels, token_texts
 from ui.i18n import num, t
 from ui.model_loader import get_model, model_cache
 from viz import attention as viz
@@ -26,7 +26,8 @@ BIG_ENCODER, SMALL_ENCODER = "roberta-base", "course-roberta"
 def attention_view(model_name: str, text: str, start: int = 0) -> dict:
     """One forward pass over text, processed layer by layer: tokens, per-head summaries, the
     all-heads overview PNG (bytes, for the page to show) and the weights of the heatmap window
-    [start, start + HEATMAP_MAX).
+    [start, start + HEATMAP_MAX). "tokens" are each token's own text (bytes as \\xc3); "labels" the axis
+    labels, where the byte tokens of one character show that character (lab.text.readable_labels).
 
     The text is cut at the model's context and at MEMORY_BYTES of weights (`cut` says which).
     """
@@ -45,8 +46,8 @@ def attention_view(model_name: str, text: str, start: int = 0) -> dict:
         tiles[i] = [viz.overview_tile(head) for head in layer]
         summary += attention.layer_summary(layer, i)
     return {"ids": ids, "n_total": n_total, "cut": cut, "tokens": token_texts(m.tokenizer, ids),
-            "summary": summary, "overview": viz.overview_image(tiles), "window": window,
-            "split": attention.split(m.model, len(ids))}
+            "labels": readable_labels(m.tokenizer, ids), "summary": summary, "overview": viz.overview_image(tiles),
+            "window": window, "split": attention.split(m.model, len(ids))}
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -57,7 +58,7 @@ def mask_view(model_name: str, text: str, causal_mask: bool) -> dict:
     ids = encode(m.tokenizer, text)
     n_total, ids = len(ids), ids[:viz.HEATMAP_MAX]
     return {"ids": ids, "n_total": n_total, "tokens": token_texts(m.tokenizer, ids),
-            **causal.view(m.model, ids, causal=causal_mask)}
+            "labels": readable_labels(m.tokenizer, ids), **causal.view(m.model, ids, causal=causal_mask)}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.causal import TROPHY
-from lab.text import labels
 from ui import exports, messages, presentation, widgets
 from ui.cached import attention as cached
 from ui.i18n import lang, num, t
@@ -65,7 +64,7 @@ def one_head(view: dict, frame, layer_input: widgets.Widget, head_input: widgets
                      "legible); the overview and the table cover them all.",
                      f"O mapa mostra os tokens {start}–{start + shown - 1} de {n} (no máximo {viz.HEATMAP_MAX} "
                      "ficam legíveis); a visão geral e a tabela cobrem todos."))
-    chart = viz.heatmap(view["window"][layer, head], labels(view["tokens"])[start:start + shown], offset=start,
+    chart = viz.heatmap(view["window"][layer, head], view["labels"][start:start + shown], offset=start,
                         title=t(f"Layer {layer}, head {head}", f"Camada {layer}, cabeça {head}"),
                         names=words, lang=lang())
     exports.chart("attention-head", st, chart)  # fills its column, never spills into the next
@@ -95,7 +94,7 @@ def mask_heatmaps(m, text: str, masks: list[bool], words: dict) -> None:
         st.subheader(t("With the causal mask", "Com a máscara causal") if on
                      else t("Without the mask", "Sem a máscara"))
         left, right = presentation.stacking(f"causal-{on}").columns(2)
-        tags, which = labels(v["tokens"]), "masked" if on else "unmasked"
+        tags, which = v["labels"], "masked" if on else "unmasked"
         scores = viz.heatmap(v["scores"][layer, head], tags, t("Scores q·k/√d (before softmax)",
                              "Scores q·k/√d (antes do softmax)"), value_title="score", scheme="purpleorange",
                              digits=1, names=words, lang=lang())
