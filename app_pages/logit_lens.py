@@ -3,8 +3,6 @@
 import streamlit as st
 
 from lab import lens, models
-from lab.causal import TROPHY
-from lab.text import labels
 from ui import exports, messages, presentation, widgets
 from ui.cached import lens as cached
 from ui.draw import lens as draw
@@ -31,38 +29,45 @@ if m.kind != "decoder":
               f"A lente precisa de um decoder: {m.name} é um encoder, não prevê o próximo token. Usando o decoder "
               f"do curso, {models.DEFAULT_OFFLINE}."))
     m = get_model(models.DEFAULT_OFFLINE)
-text = widgets.Text("lens_text", t("Text", "Texto"), TROPHY[lang()][0], height=80,
+text = widgets.Text("lens_text", t("Text", "Texto"), t(lens.DEFAULT_TEXT["en"], lens.DEFAULT_TEXT["pt"]), height=80,
                     on_change=draw.reset_position).draw()
 if not text.strip():
     st.info(t("Type some text to read its layers.", "Digite um texto para ler as camadas dele."))
     st.stop()
 view, words = cached.lens_view(m.name, text), cached.names()
-n = len(view["ids"])
+n, tags = len(view["ids"]), view["labels"]
 if note := cached.cut_note(view, m):
     st.warning(note)
 if note := cached.norm_note(view, m):
     st.caption(note)
 st.subheader(t("Every layer's guess for the next token", "O palpite de cada camada para o próximo token"))
-start = 0
-if n > viz.GRID_MAX:
-    start = widgets.Slider("lens_start", t("Grid starts at token", "A grade começa no token"), 0, n - viz.GRID_MAX,
-                           0).draw()
-window, tags = slice(start, start + viz.GRID_MAX), labels(view["tokens"])
-frame = viz.grid_frame(view["top_tokens"][:, window], view["top_p"][:, window], tags[window], start, lang())
-exports.chart("logit-lens", st, viz.grid(frame, tags[window], start, names=words, lang=lang()), key="lens_grid",
-              width="content")
+window = draw.window(view)
+frame = viz.grid_frame(view["top_tokens"][:, window], view["top_p"][:, window], tags[window], window.start, lang())
+exports.chart("logit-lens", st, viz.grid(frame, tags[window], window.start, names=words, lang=lang()),
+              key="lens_grid", width="content")
 st.caption(t(f"Rows: the embeddings (bottom) and the output of each of the {view['n_layer']} blocks; columns: the "
              "input tokens. Each cell is the token that layer would predict next, coloured by its probability; hover "
              "for the top 5. The bottom row often just repeats each input token: before any block has run, the "
-             "stream is little more than that token's embedding, read back through the same (tied) matrix.",
+             "stream is little more than that token's embedding, read back through the same (tied) matrix. An accented "
+             "letter the tokenizer split into bytes labels each of its columns, marked ·1/2, ·2/2; a guess such as "
+             "\\xc3 is one byte, the first half of such a letter (the next token would finish it).",
              f"Linhas: os embeddings (embaixo) e a saída de cada um dos {view['n_layer']} blocos; colunas: os tokens "
              "de entrada. Cada célula é o token que a camada preveria a seguir, colorido pela probabilidade; passe o "
              "mouse para ver os 5 primeiros. A linha de baixo muitas vezes só repete cada token de entrada: antes de "
              "qualquer bloco, o fluxo é pouco mais que o embedding desse token, lido de volta pela mesma matriz "
-             "(compartilhada)."))
+             "(compartilhada). Uma letra acentuada que o tokenizador partiu em bytes dá nome a cada uma das suas "
+             "colunas, marcadas ·1/2, ·2/2; um palpite como \\xc3 é um único byte, a primeira metade de uma letra "
+             "assim (o próximo token a completaria)."))
 
 st.subheader(t("One token, up the floors", "Um token, andar por andar"))
-c1, c2, c3 = st.columns([3, 3, 2])
+if text == t(lens.DEFAULT_TEXT["en"], lens.DEFAULT_TEXT["pt"]):
+    st.caption(t("The default text stops before its last word. On the course model that word is far down the list "
+                 "after the embeddings, reaches rank 1 at a middle floor and stays there, its probability growing "
+                 "floor by floor.",
+                 "O texto padrão para antes da última palavra. No modelo do curso, essa palavra está longe do topo "
+                 "depois dos embeddings, chega ao 1º lugar num andar do meio e fica lá, com a probabilidade "
+                 "crescendo andar a andar."))
+c1, c2 = st.columns(2)
 # The followed position starts at the last token; one this text does not have goes back to it.
 position = widgets.Choice("lens_position", t("After the token", "Depois do token"), range(n), n - 1,
                           format_func=tags.__getitem__).draw(c1)
@@ -71,13 +76,13 @@ word = widgets.Text("lens_word", t("Follow a token (empty: the model's own predi
                     kind="text_input").draw(c2)
 new_word = widgets.Toggle("lens_new_word", t("starts a new word (a space in front)",
                                              "começa palavra nova (espaço na frente)"), True,
-                          kind="checkbox").draw(c3)
+                          kind="checkbox").draw(c2)
 if (target := cached.target_word(word, new_word)) is not None:
     try:
         view = cached.lens_view(m.name, text, target)
     except lens.LensError as e:
         st.warning(messages.text(e))
-        st.text(" | ".join(e.details.get("pieces", [])))
+        st.text(" | ".join(e.details.get("readable", [])))
 st.text(t("Following: ", "Seguindo: ") + viz.shown(view["targets"][position]))
 draw.metrics(view["rank"][:, position], view["p"][:, position])
 trace = viz.trace(viz.trace_frame(view["rank"][:, position], view["p"][:, position]), names=words, lang=lang())

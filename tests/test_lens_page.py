@@ -8,6 +8,7 @@ import pyarrow as pa
 import torch
 
 from lab.causal import TROPHY
+from lab.lens import DEFAULT_TEXT
 from tests import pages
 from tests.test_models import fake_hub_cache
 from viz.lens import GRID_MAX
@@ -46,7 +47,7 @@ def own_prediction(path, text) -> tuple[list[int], list[str]]:
 
 def test_lens_page_shows_the_models_own_prediction_and_re_slices_without_a_forward_pass(
         course_standins, tiny_model_dirs, forwards):
-    ids, shown = own_prediction(tiny_model_dirs["gpt2"], TROPHY["en"][0])  # the oracle runs first: its pass counts
+    ids, shown = own_prediction(tiny_model_dirs["gpt2"], DEFAULT_TEXT["en"])  # the oracle runs first: its pass counts
     passes = forwards["n"]
     at = open_page()
     assert at.title[0].value == "Logit lens"
@@ -82,7 +83,7 @@ def test_lens_page_window_over_a_long_text(course_standins, forwards):
 def test_lens_page_in_portuguese(course_standins):
     at = open_page(lang="pt")
     assert at.title[0].value == "Lente dos logits"
-    assert at.text_area(key="lens_text").value == TROPHY["pt"][0]
+    assert at.text_area(key="lens_text").value == DEFAULT_TEXT["pt"]
     specs = " ".join(json.dumps(json.loads(c.proto.spec), ensure_ascii=False) for c in at.get("vega_lite_chart"))
     assert '"title": "camada"' in specs and '"title": "posição"' in specs and '"title": "layer"' not in specs
     assert "Ranking na saída" in metrics(at) and "Following" not in " ".join(x.value for x in at.text)
@@ -133,3 +134,72 @@ def test_lens_page_keeps_its_inputs_across_a_page_switch(course_standins):
     assert not at.exception
     assert at.text_area(key="lens_text").value == "meu próprio texto 🏆 aqui"
     assert at.selectbox(key="lens_position").value == 2 and at.text_input(key="lens_word").value == "was"
+
+
+def x_labels(at) -> list[str]:
+    """The grid's x-axis labels as Vega draws them: the list its labelExpr indexes."""
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    axis = next(layer["encoding"]["x"]["axis"] for layer in spec["layer"])
+    return json.loads(axis["labelExpr"].split("[datum.value")[0])
+
+
+def test_lens_page_reads_accented_characters_on_the_course_tokenizer(fresh_caches):
+    """On the shipped course-gpt2 (no stand-ins) "não" is four tokens, ã two bytes: the grid's axis labels, its
+    tooltip's input tokens and the position picker read ã (marked ·1/2, ·2/2), never \\xc3; a window that hides
+    tokens says which, quoting them as the tokenizer's own decode writes them."""
+    from transformers import AutoTokenizer
+
+    text = TROPHY["pt"][0]  # 25 course tokens: more than one grid
+    tok = AutoTokenizer.from_pretrained(pages.APP.rsplit("/", 1)[0] + "/models/course-gpt2")
+    ids = tok(text)["input_ids"]
+    at = open_page(lang="pt", lens_text=text)
+    tags = x_labels(at)
+    assert len(tags) == GRID_MAX and any("ã" in x for x in tags) and not any("\\x" in x for x in tags)
+    assert [x for x in tags if "ã" in x] == ["6 ã ·1/2", "7 ã ·2/2"]
+    assert set(grid_data(at)["input"]) == set(tags)
+    options = at.selectbox(key="lens_position").options
+    assert "6 ã ·1/2" in options and not any("\\x" in o for o in options)
+    note = next(c.value for c in at.caption if c.value.startswith("A grade mostra"))
+    hidden = tok.decode(ids[GRID_MAX:])
+    assert f"tokens 0–{GRID_MAX - 1} de {len(ids)}" in note and f"os {len(ids) - GRID_MAX} últimos («{hidden}»)" in note
+    at.slider(key="lens_start").set_value(len(ids) - GRID_MAX).run()
+    note = next(c.value for c in at.caption if c.value.startswith("A grade mostra"))
+    start = len(ids) - GRID_MAX
+    assert f"os {start} primeiros («{tok.decode(ids[:start])}»)" in note and "últimos" not in note
+    assert tok.decode(ids[:start]) == "O troféu não" and not at.exception
+
+
+def test_the_default_text_shows_whole_on_the_course_model(fresh_caches):
+    """The page's default in each language fits one grid on the course model: no window slider, no hidden-token
+    note, a column per token; and the page says what its answer does (tests/test_lens.py checks the claim)."""
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(pages.APP.rsplit("/", 1)[0] + "/models/course-gpt2")
+    for lang, says in (("en", "reaches rank 1 at a middle floor"), ("pt", "chega ao 1º lugar num andar do meio")):
+        at = open_page(lang=lang)
+        n = len(tok(DEFAULT_TEXT[lang])["input_ids"])
+        assert at.text_area(key="lens_text").value == DEFAULT_TEXT[lang]
+        assert not at.slider and len(x_labels(at)) == n and len(grid_data(at)) == 5 * n
+        assert not any(c.value.startswith(("The grid shows", "A grade mostra")) for c in at.caption)
+        assert any(says in c.value for c in at.caption)
+        assert metrics(at)[{"en": "First at rank 1", "pt": "Primeiro no topo"}[lang]] == \
+            {"en": "layer 3", "pt": "camada 3"}[lang]
+
+
+def label_exprs(node) -> list[str]:
+    """Every axis labelExpr in a Vega-Lite spec."""
+    if isinstance(node, dict):
+        return [v for k, v in node.items() if k == "labelExpr"] + [e for v in node.values() for e in label_exprs(v)]
+    return [e for v in node for e in label_exprs(v)] if isinstance(node, list) else []
+
+
+def test_floor_0_is_embeddings_in_the_table_the_metrics_and_both_charts(course_standins):
+    for lang, name in (("en", "embeddings"), ("pt", "embeddings")):
+        at = open_page(lang=lang, lens_text="it it it it it it")  # the tiny model's guess can settle at floor 0
+        table = at.dataframe[0].value
+        assert list(table.iloc[:, 0]) == [name, "1", "2"]
+        floors = [[e for e in label_exprs(json.loads(c.proto.spec)) if "datum.value == 0" in e]
+                  for c in at.get("vega_lite_chart")]
+        assert len(floors) == 2 and all(f and all(f'datum.value == 0 ? "{name}"' in e for e in f) for f in floors)
+        assert all(v in {"—", name} or v.split()[-1].isdigit()
+                   for k, v in metrics(at).items() if k.startswith(("First", "Settled", "Primeiro", "Estável")))

@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 from lab import lens
-from lab.text import encode, token_texts
+from lab.text import encode, readable, token_texts
 from ui.i18n import lang, num, t
 from ui.model_loader import get_model
 from viz.lens import prob_text, shown
@@ -24,6 +24,8 @@ TOP = 5  # guesses kept per cell: the grid's tooltip shows them all
 def lens_view(model_name: str, text: str, word: str | None = None) -> dict:
     """The lens of text (cut at the model's context; `cut` says so) with every position's target:
     `word` (one token, as typed) or, for None, the model's final prediction at each position.
+    `tokens` are each token's own text (a lone byte as \\xc3); `labels` the axis labels, read as text
+    (axis_labels: "6 ã ·1/2", "7 ã ·2/2"); `runs` lab.text.readable's records.
 
     Raises LensError for a word that is not one token, before any forward pass.
     """
@@ -32,12 +34,50 @@ def lens_view(model_name: str, text: str, word: str | None = None) -> dict:
     ids = encode(m.tokenizer, text)
     n_total, ids = len(ids), ids[:m.context]
     result = lens.lens(m.model, ids, top=TOP, target=target)
-    names = lens.token_names(m.tokenizer, result)
+    names, runs = lens.token_names(m.tokenizer, result), readable(m.tokenizer, ids)
     top_tokens = np.vectorize(names.__getitem__, otypes=[object])(result["top_ids"])  # (L+1, T, K) str
     return {"ids": ids, "n_total": n_total, "cut": n_total > len(ids), "tokens": token_texts(m.tokenizer, ids),
+            "labels": axis_labels(runs), "runs": runs,
             "n_layer": result["n_layer"], "top_tokens": top_tokens, "top_p": result["top_p"],
             "targets": [names[int(i)] for i in result["targets"]], "rank": result["rank"], "p": result["p"],
             "final_norm": lens.final_norm(m.model) is not None}
+
+
+def axis_labels(runs: list[dict]) -> list[str]:
+    """One label per token, read as text: its position, then its run's text with spaces, newlines and tabs made
+    visible (␣ ↵ ⇥) and, for a character split over tokens, the part (" ·1/2"), as lab.text.readable_texts marks
+    it (lab.text.labels over those would mark the space before "·" too)."""
+    out = []
+    for run in runs:
+        n = run["stop"] - run["start"]
+        out += [f"{run['start'] + k} {shown(run['text'])}" + (f" ·{k + 1}/{n}" if n > 1 else "") for k in range(n)]
+    return out
+
+
+def hidden_text(runs: list[dict], lo: int, hi: int) -> str:
+    """The text of the tokens lo..hi-1, read as text: whole runs (a character split over the edge counts whole)."""
+    return "".join(r["text"] for r in runs if r["start"] < hi and r["stop"] > lo)
+
+
+def window_note(view: dict, start: int, stop: int) -> str | None:
+    """What the grid's window leaves out, quoted: "The grid shows tokens 9–24 of 25 (numbered 0–24); hidden: the
+    first 9 («O troféu não»)."; None when the grid shows every token."""
+    n = len(view["ids"])
+    stop = min(stop, n)
+    if start == 0 and stop == n:
+        return None
+    before, after = hidden_text(view["runs"], 0, start), hidden_text(view["runs"], stop, n)
+    en, pt = [], []
+    if start:
+        en.append(f"the first {num(start)} («{before}»)" if start > 1 else f"the first one («{before}»)")
+        pt.append(f"os {num(start)} primeiros («{before}»)" if start > 1 else f"o primeiro («{before}»)")
+    if stop < n:
+        en.append(f"the last {num(n - stop)} («{after}»)" if n - stop > 1 else f"the last one («{after}»)")
+        pt.append(f"os {num(n - stop)} últimos («{after}»)" if n - stop > 1 else f"o último («{after}»)")
+    return t(f"The grid shows tokens {num(start)}–{num(stop - 1)} of {num(n)} (numbered 0–{num(n - 1)}); hidden: "
+             f"{' and '.join(en)}. Move the slider to see them.",
+             f"A grade mostra os tokens {num(start)}–{num(stop - 1)} de {num(n)} (numerados de 0 a {num(n - 1)}); "
+             f"ficam de fora {' e '.join(pt)}. Mova o controle para vê-los.")
 
 
 def names() -> dict:
@@ -84,13 +124,15 @@ def trace_columns() -> dict:
 
 
 def trace_table(view: dict, position: int):
-    """Per layer at one position: the top guess, its probability, the target's rank and probability."""
+    """Per floor at one position (floor 0 named as the charts name it, "embeddings"): the top guess, its
+    probability, the target's rank and probability."""
     import pandas as pd
 
     def probs(p):  # Streamlit writes 0.5 whatever the language: Portuguese gets text, 0,5
         return [prob_text(float(x), "pt") for x in p] if lang() == "pt" else p
 
-    return pd.DataFrame({t("layer", "camada"): range(view["n_layer"] + 1),
+    floors = [lens.floor_name(i, t("embeddings", "embeddings")) for i in range(view["n_layer"] + 1)]
+    return pd.DataFrame({t("layer", "camada"): floors,
                          t("top guess", "palpite do topo"): [shown(s) for s in view["top_tokens"][:, position, 0]],
                          "p": probs(view["top_p"][:, position, 0]),
                          t("target rank", "ranking do alvo"): view["rank"][:, position],

@@ -1,5 +1,5 @@
-"""What the logit-lens page draws beside its charts (chapter 05): the followed token's numbers, and the
-text box's callback; ui.cached.lens computes.
+"""What the logit-lens page draws beside its charts (chapter 05): the grid's window, the followed token's
+numbers, and the text box's callback; ui.cached.lens computes.
 """
 
 from __future__ import annotations
@@ -7,8 +7,10 @@ from __future__ import annotations
 import streamlit as st
 
 from lab import lens
+from ui import widgets
+from ui.cached.lens import window_note
 from ui.i18n import lang, num, t
-from viz.lens import prob_text
+from viz.lens import GRID_MAX, prob_text
 
 
 def reset_position() -> None:
@@ -17,13 +19,32 @@ def reset_position() -> None:
         st.session_state.pop(key, None)
 
 
+def window(view: dict) -> slice:
+    """The grid's window: every token when the text has at most GRID_MAX, else a slider for its first token
+    and a note naming what it hides."""
+    n, start = len(view["ids"]), 0
+    if n > GRID_MAX:
+        start = widgets.Slider("lens_start", t("Grid starts at token", "A grade começa no token"), 0, n - GRID_MAX,
+                               0).draw()
+    if note := window_note(view, start, start + GRID_MAX):
+        st.caption(note)
+    return slice(start, start + GRID_MAX)
+
+
+def floor(layer: int | None) -> str:
+    """A floor for a metric: "embeddings" for 0 (as the charts and the table name it), "layer 3", "—" for none."""
+    if layer is None:
+        return "—"
+    return t("embeddings", "embeddings") if layer == 0 else t(f"layer {layer}", f"camada {layer}")
+
+
 def metrics(rank, p) -> None:
     """Four numbers for the followed token: first layer at rank 1, the layer it settles, its rank and
     probability at the output."""
     first, settled = lens.first_and_settled(rank)
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric(t("First at rank 1: layer", "Primeiro no topo: camada"), "—" if first is None else str(first))
-    c2.metric(t("Settled from layer", "Estável a partir da camada"), "—" if settled is None else str(settled),
+    c1.metric(t("First at rank 1", "Primeiro no topo"), floor(first))
+    c2.metric(t("Settled from", "Estável a partir de"), floor(settled),
               help=t("The layer from which it stays at rank 1 up to the output.",
                      "A camada a partir da qual ele fica em 1º lugar até a saída."))
     c3.metric(t("Rank at the output", "Ranking na saída"), num(int(rank[-1])))
