@@ -6,7 +6,7 @@ import threading
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
@@ -41,8 +41,15 @@ def cases(draw):
     return logits, temperature, top_k, top_p
 
 
+# p = 0.4, 0.3, 0.2, 0.1 with top-k 2, top-p 0.5: top-k first renormalises to 4/7, 3/7 and top-p keeps one token;
+# top-p first keeps two (0.4 + 0.3 reaches 0.5) and top-k keeps both. generate applies top-k first.
+ORDER_MATTERS = (torch.log(torch.tensor([[0.4, 0.3, 0.2, 0.1]])), 1.0, 2, 0.5)
+
+
 @settings(max_examples=400, deadline=None)
 @given(cases())
+@example(ORDER_MATTERS)
+@example((torch.tensor([[2.0, 2.0, 1.0, 0.0, -1.0, 1.0]]), 1.5, 3, 0.6))  # ties, temperature: 2 kept, 3 if p first
 def test_filters_equal_transformers_warpers(case):
     logits, temperature, top_k, top_p = case
     mine = sampling.next_token_distribution(logits, temperature, top_k, top_p)
@@ -56,6 +63,17 @@ def test_filters_equal_transformers_warpers(case):
     ids = step["candidates"]["id"]
     np.testing.assert_allclose(step["candidates"]["p_filtered"], ref[0, ids].numpy(), rtol=0, atol=1e-6)
     np.testing.assert_allclose(step["candidates"]["p_raw"], logits.softmax(-1)[0, ids].numpy(), rtol=0, atol=1e-6)
+
+
+def test_top_k_comes_before_top_p_as_in_generate():
+    """A fixed case where the order changes the answer (transformers' own warpers in both orders)."""
+    logits, temperature, top_k, top_p = ORDER_MATTERS
+    k_then_p = LogitsProcessorList([TopKLogitsWarper(top_k), TopPLogitsWarper(top_p)])(None, logits.clone()).softmax(-1)
+    p_then_k = LogitsProcessorList([TopPLogitsWarper(top_p), TopKLogitsWarper(top_k)])(None, logits.clone()).softmax(-1)
+    assert (k_then_p > 0).sum() == 1 and (p_then_k > 0).sum() == 2  # the case tells the two orders apart
+    mine = sampling.next_token_distribution(logits, temperature, top_k, top_p)
+    np.testing.assert_allclose(mine.numpy(), k_then_p.numpy(), rtol=0, atol=1e-6)
+    assert sampling.record(logits, temperature, top_k, top_p, top=4)["kept"] == 1
 
 
 @settings(max_examples=100, deadline=None)
