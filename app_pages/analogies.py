@@ -26,15 +26,17 @@ cols = st.columns(4)
 a, b, c, expected = (w[key].draw(col) for col, key in zip(cols, ("an_a", "an_b", "an_c", "an_expected"), strict=True))
 o1, o2 = st.columns(2)
 method, k = w["an_method"].draw(o1), w["an_k"].draw(o2)
-exclude, space, mean = (w[key].draw(col) for col, key in zip(st.columns(3), ("an_exclude", "an_space", "an_mean"),
-                                                              strict=True))
+exclude, rare, space, mean = (w[key].draw(col) for col, key in zip(
+    st.columns(4), ("an_exclude", "an_rare", "an_space", "an_mean"), strict=True))
 try:
     query = cached.analogy_query(m.name, a, b, c, method, space, mean)
 except EmbeddingError as e:
     query = None
     draw.problem(e)
 if query is not None:
-    v = cached.view(m.name, query, k, exclude, expected, space)
+    v = cached.view(m.name, query, k, exclude, expected, space, rare)
+    if note := cached.left_out_text(v["left_out"], m.name):
+        st.caption(note)
     st.dataframe(cached.tokens_table(query), hide_index=True)
     if any(len(ids) > 1 for ids in query["tokens"]):
         st.info(t("Approximation: a word of several tokens above stands for the mean of its pieces.",
@@ -68,7 +70,7 @@ try:
 except EmbeddingError as e:
     draw.problem(e)
 else:
-    closest = viz.scores_chart(cached.view(m.name, near, nk, True, "", space)["results"],
+    closest = viz.scores_chart(cached.view(m.name, near, nk, True, "", space, rare)["results"],
                                t("Closest tokens by cosine", "Tokens mais próximos pelo cosseno"),
                                names=cached.chart_names(), lang=lang())
     exports.chart("neighbours", st, closest)

@@ -3,6 +3,7 @@
 import json
 from functools import partial
 
+import numpy as np
 import torch
 
 from lab import embeddings
@@ -67,7 +68,7 @@ def test_every_preset_on_course_gpt2(fresh_caches):
     assert any("expected word is 2 tokens on course-gpt2" in w for w in warn) and "' qu' + 'een'" in text[0]
     m, warn, ok, text = seen["rei"]  # the Portuguese words break on tokenization
     assert any("A word is 2 tokens" in w for w in warn) and "' rei' → ' re' + 'i'" in text
-    for key in ("users", "removed", "smaller", "de_e"):
+    for key in ("users", "removed", "smaller", "de_e", "do_no"):
         m, warn, ok, _ = seen[key]
         assert m["Expected word's rank, inputs excluded"] == "1" and ok, key
     assert seen["users"][0]["Top answer"] == "␣users"
@@ -142,3 +143,29 @@ def test_user_text_stays_plain_and_state_survives_a_page_switch(course_standins)
     assert not at.exception
     assert at.text_input(key="an_a").value == "queen" and at.toggle(key="an_space").value is False
     assert at.slider(key="an_k").value == 7
+
+
+def test_the_exclude_toggle_changes_the_answers(fresh_caches):
+    """Switching "exclude the three inputs" off lets an input answer: files − file + user gives " user" first
+    (rank 1 among all tokens for c itself, as lab computes with nothing excluded)."""
+    at = open_page()
+    at.selectbox(key="an_preset").select("users").run()
+    assert metrics(at)["Top answer"] == "␣users"
+    at.toggle(key="an_exclude").set_value(False).run()
+    assert not at.exception and metrics(at)["Top answer"] == "␣user"
+    assert metrics(at)["Expected word's rank, inputs included"] == "2"
+
+
+def test_rarely_trained_tokens_left_out_and_the_toggle_brings_them_back(fresh_caches):
+    from lab.learned import MIN_COUNT
+
+    at = open_page()  # king − man + woman on course-gpt2
+    counts = np.load("models/course-gpt2/token_counts.npy")
+    left = int((counts < MIN_COUNT).sum())
+    assert any(f"{left:,} tokens left out (seen fewer than {MIN_COUNT:,} times in training)" in c.value
+               for c in at.caption)
+    top = metrics(at)["Top answer"]
+    assert top != "␣Market"
+    at.toggle(key="an_rare").set_value(True).run()
+    assert not at.exception and metrics(at)["Top answer"] == "␣Market"  # the issue's crowd is back
+    assert not any("left out" in c.value for c in at.caption)

@@ -284,3 +284,34 @@ def test_charts_build():
     assert spec["title"]["subtitle"] == "keeps 50%"
     bars = viz.scores_chart(E.results(tok, best), highlight=ids["queen"]).to_dict()
     assert "␣queen" in json.dumps(bars, ensure_ascii=False)
+
+
+def test_picture_labels_do_not_overlap_on_the_course_model():
+    """The 2D picture's labels, read back from the Vega-Lite spec's data and measured with a real font
+    (DejaVu Sans 12 px through Pillow): no two label boxes overlap, on presets whose dots pile up."""
+    from PIL import ImageFont
+
+    from lab.models import load
+    from viz import embeddings as viz
+
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 12)
+    m = load("course-gpt2")
+    rare, _ = E.rare_rows(m.model, m.tokenizer, all_tokens=True)
+    for words in (("king", "man", "woman"), ("files", "file", "user"), ("bigger", "big", "small")):
+        q = E.analogy_scores(m.model, m.tokenizer, *words)
+        pic = E.picture(m.model, q, E.top(q["scores"], 5, E.excluded(q) | rare), m.tokenizer)
+        spec = viz.analogy_chart(pic, size=460).to_dict()
+        rows = max((v for v in spec["datasets"].values() if v and "lx" in v[0]), key=len)
+        scale = next(la["encoding"]["x"]["scale"]["domain"] for la in spec["layer"] if la["mark"]["type"] == "text")
+        yscale = next(la["encoding"]["y"]["scale"]["domain"] for la in spec["layer"] if la["mark"]["type"] == "text")
+        px = 460 / (scale[1] - scale[0])
+        boxes = []
+        for r in rows:
+            left, top, right, bottom = font.getbbox(r["label"])
+            x0, y0 = (r["lx"] - scale[0]) * px, (yscale[1] - r["ly"]) * px
+            boxes.append((x0, y0 - 7, x0 + right - left, y0 + 7, r["label"]))
+        assert len(boxes) == len(pic["points"]) >= 9
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+                assert apart, (words, a, b)

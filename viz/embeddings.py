@@ -21,6 +21,44 @@ NAMES = {"rank": "rank", "token": "token", "score": "score", "x": "PC1", "y": "P
 ROLE_COLOURS = {"a": "#1f77b4", "b": "#d62728", "c": "#2ca02c", "target": "#111111", "result": "#ff7f0e",
                 "expected": "#9467bd"}
 PAIR_COLOURS = {"a − b": "#444444", "c − b": "#bbbbbb"}
+CHAR_PX, LINE_PX, DOT_PX = 7.6, 15.0, 6.0  # a 12 px label's widest average character, its line, a dot's radius
+LABEL_ORDER = ("a", "b", "c", "target", "expected", "result")  # placed first, nearest their dots
+
+
+def _box(px: float, py: float, dx: float, dy: float, width: float) -> tuple:
+    """(left, top, right, bottom) of a label whose box starts dx, dy from its dot (left of it when dx < 0)."""
+    left = px + dx if dx >= 0 else px + dx - width
+    return left, py + dy - LINE_PX / 2, left + width, py + dy + LINE_PX / 2
+
+
+def _overlap(a: tuple, b: tuple) -> float:
+    """The area two boxes share."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def label_places(px, py, labels, roles, size: int) -> list[tuple]:
+    """Where each label's box goes, in pixels: (left, top, right, bottom), placed greedily (inputs first, then
+    the expected word, then the results by rank) at the first spot near its dot that overlaps no label
+    already placed and no dot, else where it overlaps least. Boxes stay inside the size x size plot."""
+    order = sorted(range(len(labels)), key=lambda i: (LABEL_ORDER.index(roles[i]), i))
+    dots = [(x - DOT_PX, y - DOT_PX, x + DOT_PX, y + DOT_PX) for x, y in zip(px, py, strict=True)]
+    spots = [(r * math.cos(a), r * math.sin(a)) for r in (9, 20, 34, 50, 70, 95)
+             for a in [math.radians(d) for d in (-30, 30, -150, 150, -90, 90, 0, 180)]]
+    placed: dict[int, tuple] = {}
+    for i in order:
+        width = CHAR_PX * len(labels[i]) + 4
+        best, cost = None, math.inf
+        for dx, dy in spots:
+            box = _box(px[i], py[i], dx, dy, width)
+            if box[0] < 0 or box[1] < 0 or box[2] > size or box[3] > size:
+                continue
+            c = sum(_overlap(box, o) for o in placed.values()) + sum(_overlap(box, d) for d in dots)
+            if c < cost:
+                best, cost = box, c
+            if c == 0:
+                break
+        placed[i] = best or _box(px[i], py[i], 9, 0, width)
+    return [placed[i] for i in range(len(labels))]
 
 
 def visible(token: str) -> str:
@@ -50,6 +88,23 @@ def scores_chart(results: list[dict], title: str = "", names: dict | None = None
         tooltip=[alt.Tooltip("rank:O", title=words["rank"]), alt.Tooltip("token:N", title=words["token"]),
                  alt.Tooltip("id:Q"), alt.Tooltip("score:Q", title=words["score"], format=".4f")],
     ).properties(width=width, height=alt.Step(22)), lang)
+
+
+def _label_frame(pts: pd.DataFrame, xs: tuple, ys: tuple, size: int) -> pd.DataFrame:
+    """Each point's label placed (label_places) and back in data units: lx, ly (the box's left middle),
+    ax, ay (where a leader line from the dot meets the box), moved (the box is far from its dot)."""
+    to_px = size / (xs[1] - xs[0])
+    px = [(x - xs[0]) * to_px for x in pts["x"]]
+    py = [(ys[1] - y) * to_px for y in pts["y"]]  # pixels grow downwards
+    boxes = label_places(px, py, list(pts["label"]), list(pts["role"]), size)
+    out = pts[["x", "y", "label", "role"]].copy()
+    out["lx"] = [xs[0] + b[0] / to_px for b in boxes]
+    out["ly"] = [ys[1] - (b[1] + b[3]) / 2 / to_px for b in boxes]
+    out["ax"] = [xs[0] + min(max(p, b[0]), b[2]) / to_px for p, b in zip(px, boxes, strict=True)]
+    out["ay"] = out["ly"]
+    out["moved"] = [math.dist((p, q), (min(max(p, b[0]), b[2]), (b[1] + b[3]) / 2)) > 16
+                    for p, q, b in zip(px, py, boxes, strict=True)]
+    return out
 
 
 def analogy_chart(pic: dict, title: str = "", subtitle: str = "", names: dict | None = None,
@@ -85,6 +140,11 @@ def analogy_chart(pic: dict, title: str = "", subtitle: str = "", names: dict | 
                                                      alt.Tooltip("role_name:N", title=words["role"])])
     dots = base.mark_circle(size=70, opacity=1).encode(color=alt.Color("role_name:N", scale=role_scale,
                                                                         title=words["role"]))
-    text = base.mark_text(align="left", dx=7, dy=-7, fontSize=12).encode(text="label:N")
-    return localized(alt.layer(lines, heads, dots, text).resolve_scale(color="independent").properties(
+    lab = _label_frame(pts, (cx - half, cx + half), (cy - half, cy + half), size)
+    xl, yl = alt.X("lx:Q", scale=sx), alt.Y("ly:Q", scale=sy)
+    leaders = alt.Chart(lab[lab["moved"]]).mark_rule(strokeWidth=0.8, color="#888888").encode(
+        x=x, y=y, x2="ax:Q", y2="ay:Q")
+    text = alt.Chart(lab).mark_text(align="left", baseline="middle", fontSize=12).encode(
+        x=xl, y=yl, text="label:N")
+    return localized(alt.layer(lines, heads, leaders, dots, text).resolve_scale(color="independent").properties(
         title=alt.TitleParams(title, subtitle=subtitle) if subtitle else title, width=size, height=size), lang)

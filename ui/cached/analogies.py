@@ -2,7 +2,7 @@
 
 The scores of every token for one query are cached with st.cache_data, keyed by model name + words +
 options that change the scores (method, leading space, mean of pieces). Widgets that only change the
-view — exclusion, how many results, the expected word — re-slice those cached scores. No forward
+view — exclusion, rarely trained rows, how many results, the expected word — re-slice those cached scores. No forward
 pass runs on this page; the unit-normalised embedding matrix is cached per model by lab.embeddings.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab import embeddings
-from lab.embeddings import PRESET_GROUPS, PRESETS
+from lab.embeddings import PRESET_LANGUAGES, PRESETS
 from ui.i18n import lang, num, t
 from ui.model_loader import get_model
 from viz.format import number
@@ -33,25 +33,49 @@ def neighbour_query(model_name: str, word: str, space: bool, mean_pieces: bool) 
     return embeddings.neighbour_scores(m.model, m.tokenizer, word, space, mean_pieces)
 
 
-def view(model_name: str, query: dict, k: int, exclude: bool, expected: str, space: bool) -> dict:
-    """The cached scores re-sliced: result rows, the expected word's ranks, the 2D picture."""
+def view(model_name: str, query: dict, k: int, exclude: bool, expected: str, space: bool,
+         all_tokens: bool = False) -> dict:
+    """The cached scores re-sliced: result rows, the expected word's ranks, the 2D picture, and what was
+    left out as rarely trained (lab.learned; nothing with all_tokens)."""
     m = get_model(model_name)
-    best = embeddings.top(query["scores"], k, embeddings.excluded(query) if exclude else ())
-    exp = embeddings.expected_rank(m.tokenizer, query, expected, space) if expected.strip() else None
+    rare, left_out = embeddings.rare_rows(m.model, m.tokenizer, all_tokens)
+    best = embeddings.top(query["scores"], k, (embeddings.excluded(query) if exclude else set()) | rare)
+    exp = embeddings.expected_rank(m.tokenizer, query, expected, space, rare) if expected.strip() else None
     target = exp["ids"][0] if exp and exp["rank_all"] is not None else None
     pic = (embeddings.picture(m.model, query, best[:PICTURE_RESULTS], m.tokenizer, target)
            if len(query["vectors"]) == 3 else None)
-    return {"results": embeddings.results(m.tokenizer, best), "expected": exp, "picture": pic}
+    return {"results": embeddings.results(m.tokenizer, best), "expected": exp, "picture": pic, "left_out": left_out}
+
+
+def left_out_text(left: dict, model_name: str) -> str | None:
+    """How many rows were left out as rarely trained and by what rule; None when none were."""
+    n = num(left["count"])
+    if left["method"] == "counts":
+        least = num(left["min_count"])
+        return t(f"{n} tokens left out (seen fewer than {least} times in training).",
+                 f"{n} tokens deixados de fora (vistos menos de {least} vezes no treino).")
+    if left["method"] == "indicator":
+        return t(f"{n} tokens left out: {model_name} ships no training counts, so they were flagged as under-trained "
+                 "from the weights alone (Land & Bartolo 2024, \"Fishing for Magikarp\"). A heuristic: it can miss "
+                 "rarely trained rows and flag others.",
+                 f"{n} tokens deixados de fora: {model_name} não traz as contagens do treino, então foram marcados "
+                 "como mal treinados só pelos pesos (Land & Bartolo 2024, \"Fishing for Magikarp\"). Uma heurística: "
+                 "pode deixar passar linhas pouco treinadas e marcar outras.")
+    return None
 
 
 def preset_label(key: str) -> str:
-    """A preset as the selectbox shows it: "king − man + woman → queen · classic"."""
+    """A preset as the selectbox shows it, with its language and what it does on the course models (measured:
+    lab.embeddings.PRESET_VERDICTS): "king − man + woman → queen · English · cannot hold on the course models"."""
     a, b, c, d, mean = PRESETS[key]
-    group = next(g for g, keys in PRESET_GROUPS.items() if key in keys)
-    names = {"classic": t("English classic", "clássico em inglês"), "portuguese": t("Portuguese", "português"),
-             "course": t("works on the course models", "funciona nos modelos do curso")}
+    langs = {"en": t("English", "inglês"), "pt": t("Portuguese", "português"),
+             "pt-en": t("Portuguese ↔ English", "português ↔ inglês")}
+    verdicts = {"holds": t("holds on both course models", "vale nos dois modelos do curso"),
+                "fails": t("does not hold on the course models", "não se confirma nos modelos do curso"),
+                "refused": t("cannot hold on the course models (a word is several tokens)",
+                             "não pode dar certo nos modelos do curso (uma palavra tem vários tokens)")}
     mean_note = t(", mean of pieces", ", média dos pedaços") if mean else ""
-    return f"{a} − {b} + {c} → {d}  · {names[group]}{mean_note}"
+    return f"{a} − {b} + {c} → {d}  · {langs[PRESET_LANGUAGES[key]]} · {verdicts[embeddings.verdict(key)]}{mean_note}"
 
 
 def tokens_table(query: dict):

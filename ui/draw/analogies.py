@@ -34,6 +34,11 @@ def inputs() -> dict[str, widgets.Widget]:
         widgets.Choice("an_method", t("Method", "Método"), ["add", "mul"], "add", kind="radio",
                        format_func=cached.method_name, horizontal=True),
         widgets.Toggle("an_exclude", t("Exclude the three inputs", "Excluir as três de entrada"), True),
+        widgets.Toggle("an_rare", t("Include rarely trained tokens", "Incluir tokens pouco treinados"), False,
+                       help=t("Rows the model barely trained sit near where they started and crowd every cosine "
+                              "search; they are left out unless this is on.",
+                              "Linhas que o modelo quase não treinou ficam perto de onde começaram e lotam toda busca "
+                              "por cosseno; ficam de fora, a menos que isto esteja ligado.")),
         widgets.Toggle("an_space", t("Leading space (\" king\")", "Espaço na frente (\" rei\")"), True),
         widgets.Toggle("an_mean", t("Mean of pieces", "Média dos pedaços"), mean,
                        help=t("A word of several tokens stands for the mean of its pieces: an approximation.",
@@ -66,6 +71,11 @@ def expected_note(model_name: str, exp: dict | None) -> None:
                      f"A palavra esperada tem {len(exp['ids'])} tokens em {model_name}: não tem linha própria, "
                      "então esta analogia não pode dar certo neste modelo."))
         st.text(f"{exp['word'].strip()!r} → {' + '.join(map(repr, exp['pieces']))}")
+    elif exp["rank"] is None and exp.get("left_out"):
+        st.warning(t(f"On {model_name} the expected word is a rarely trained token, left out of the answers; it "
+                     f"ranks {num(exp['rank_all'])} among all tokens, inputs included.",
+                     f"Em {model_name} a palavra esperada é um token pouco treinado, deixado de fora das respostas; "
+                     f"ela fica em {num(exp['rank_all'])}º lugar entre todos os tokens, com as de entrada."))
     elif exp["rank"] is None:
         st.info(t("The expected word is one of the three inputs, so exclusion removes it.",
                   "A palavra esperada é uma das três de entrada; a exclusão a remove."))
