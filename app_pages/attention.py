@@ -47,6 +47,6 @@ frame = viz.summary_frame(view["summary"])
 
 left, right = presentation.stacking("attention").columns([3, 2])
 with right:
-    draw.all_heads(view, frame, metric, words)
+    by = draw.all_heads(view, frame, metric, words)
 with left:
-    draw.one_head(view, frame, layer, head, start, words)
+    draw.one_head(view, frame, layer, head, start, words, by)

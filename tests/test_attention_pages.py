@@ -251,3 +251,23 @@ def test_causal_heatmap_axes_read_split_characters_as_text(fresh_caches):
     assert len(heatmaps) == 4  # scores and weights, mask on and off
     for chart in heatmaps:
         _check_readable(_axis_labels(chart.proto.spec), 16)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_per_head_table_shows_the_highest_first(course_standins, lang):
+    """The table opens sorted by the colour-by summary, highest first ("previous" finds the previous-token
+    heads at the top), and follows the radio; every head still has its one row."""
+    at = open_page("app_pages/attention.py", lang=lang)
+
+    def column(name):
+        values = at.dataframe[0].value[name]
+        return [float(str(v).replace(",", ".")) for v in values]  # pt shows 0,137 as text
+
+    prev = column("previous")
+    assert prev == sorted(prev, reverse=True) and len(set(prev)) > 1
+    at.radio(key="attn_metric").set_value("entropy").run()
+    assert not at.exception
+    entropy = column("entropy")
+    assert entropy == sorted(entropy, reverse=True) and len(set(entropy)) > 1
+    frame = at.dataframe[0].value
+    assert sorted(zip(frame["layer"], frame["head"], strict=True)) == [(la, h) for la in range(2) for h in range(4)]

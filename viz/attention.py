@@ -19,7 +19,8 @@ from viz.format import localized, number, written
 
 HEATMAP_MAX = 64  # tokens per axis a heatmap shows legibly
 OVERVIEW_CELL = 56  # pixels per head in the all-heads overview
-CELL_TEXT_PX = 20  # cells at least this many pixels wide also print their value
+CELL_TEXT_PX = 20  # cells at least this many pixels wide also print their value (where it fits: grid_frame)
+CELL_FONT_PX = 9  # the cells' font size
 AXES_PX = 170  # what axis labels, legend and title take from a chart's size
 SUMMARIES = ("entropy", "previous", "first", "self")  # per-head numbers of summary_frame
 MASKED_COLOUR = "#d4d4d8"
@@ -44,20 +45,36 @@ def _axis(title: str, labels: list[str], offset: int) -> alt.Axis:
 
 
 def _cell(x: float, digits: int = 2, lang: str = "en") -> str:
-    """A weight or score as compact cell text: exact zeros as 0, −∞ as such, .07 for 0.07 (,07 in pt)."""
+    """A weight or score as compact cell text: exact zeros as 0 and exact ones as 1, −∞ as such, .07 for 0.07
+    (,07 in pt), tens without decimals (−12), and a value too small for `digits` as <.01 (>−.01 below zero):
+    never 0, which only exact zeros print, and never 1e-07."""
     if x == float("-inf"):
         return MINUS_INF
-    if x == 0:
-        return "0"
-    text = f"{x:.{digits}f}"
-    if float(text) == 0:  # never print a non-zero value as 0: exact zeros are the point
-        text = f"{x:.1g}"
-    return written(text.replace("0.", ".", 1) if abs(x) < 1 and text.lstrip("-").startswith("0.") else text, lang)
+    if x in (0, 1):
+        return str(int(x))
+    step = 10.0 ** -digits
+    if abs(x) < step / 2:  # would round to 0
+        tiny = f"{step:.{digits}f}".replace("0.", ".", 1)
+        return written(f"<{tiny}" if x > 0 else f">−{tiny}", lang)
+    text = f"{x:.0f}" if abs(x) >= 10 else f"{x:.{digits}f}"
+    text = text.replace("-", "−").replace("0.", ".", 1) if abs(x) < 1 else text.replace("-", "−")
+    return written(text, lang)
+
+
+# Widths of cell text in ems, as Chromium measures its sans-serif (canvas measureText: digits 0.557 em):
+# is a cell's text narrower than the cell?
+_EM = {".": 0.28, ",": 0.28, "<": 0.585, ">": 0.585, "−": 0.585, "∞": 0.72}
+
+
+def text_px(text: str, font_px: float = CELL_FONT_PX) -> float:
+    """About how many pixels wide `text` is at `font_px` (digits 0.557 em; the rest from _EM)."""
+    return font_px * sum(_EM.get(c, 0.557) for c in text)
 
 
 def grid_frame(values: np.ndarray, labels: list[str], offset: int = 0, diverging: bool = False,
-               digits: int = 2, lang: str = "en") -> pd.DataFrame:
-    """Long form of a (Q, K) array: query, key (absolute positions), tokens, value, text, masked."""
+               digits: int = 2, lang: str = "en", cell_px: float | None = None) -> pd.DataFrame:
+    """Long form of a (Q, K) array: query, key (absolute positions), tokens, value, text, masked, ink, and
+    `fits` (the text is narrower than a `cell_px`-wide cell, with a pixel to spare each side; all, without it)."""
     nq, nk = values.shape
     q, k = np.divmod(np.arange(nq * nk), nk)
     flat = values.reshape(-1).astype(np.float64)
@@ -66,10 +83,12 @@ def grid_frame(values: np.ndarray, labels: list[str], offset: int = 0, diverging
     lo, hi = (np.nanmin(value), np.nanmax(value)) if not masked.all() else (0.0, 0.0)
     norm = (value - lo) / (hi - lo) if hi > lo else np.zeros_like(flat)
     dark = np.abs(norm - 0.5) > 0.3 if diverging else norm > 0.6  # dark cell: white ink
+    text = [_cell(x, digits, lang) for x in flat]
+    fits = [cell_px is None or text_px(s) <= cell_px - 2 for s in text]
     return pd.DataFrame({"query": q + offset, "key": k + offset,
                          "query_token": [labels[i] for i in q], "key_token": [labels[i] for i in k],
-                         "value": value, "text": [_cell(x, digits, lang) for x in flat], "masked": masked,
-                         "ink": np.where(dark, "#ffffff", "#111111")})
+                         "value": value, "text": text, "masked": masked,
+                         "ink": np.where(dark, "#ffffff", "#111111"), "fits": fits})
 
 
 def heatmap(values: np.ndarray, labels: list[str], title: str = "", offset: int = 0,
@@ -82,8 +101,9 @@ def heatmap(values: np.ndarray, labels: list[str], title: str = "", offset: int 
     """
     words = _names(names)
     value_title = value_title or words["weight"]
-    df = grid_frame(values, labels, offset, diverging=scheme in DIVERGING, digits=digits, lang=lang)
     n = max(values.shape)
+    cell_px = (size - AXES_PX) / n
+    df = grid_frame(values, labels, offset, diverging=scheme in DIVERGING, digits=digits, lang=lang, cell_px=cell_px)
     base = alt.Chart(df, title=title).encode(
         x=alt.X("key:O", axis=_axis(words["key_axis"], labels, offset)),
         y=alt.Y("query:O", axis=_axis(words["query_axis"], labels, offset)),
@@ -93,8 +113,9 @@ def heatmap(values: np.ndarray, labels: list[str], title: str = "", offset: int 
         color=alt.Color("value:Q", title=value_title, scale=alt.Scale(scheme=scheme)))
     masked = base.transform_filter("datum.masked").mark_rect(color=MASKED_COLOUR)  # −∞: no colour scale
     chart = masked + cells
-    if (size - AXES_PX) / n >= CELL_TEXT_PX:
-        text = base.mark_text(fontSize=9).encode(text="text:N", color=alt.Color("ink:N", scale=None))
+    if cell_px >= CELL_TEXT_PX:  # each cell's value where it fits: never over its neighbour's
+        text = base.transform_filter("datum.fits").mark_text(fontSize=CELL_FONT_PX).encode(
+            text="text:N", color=alt.Color("ink:N", scale=None))
         chart = (chart + text).resolve_scale(color="independent")  # text ink has no scale of its own
     return localized(chart.properties(width=size, height=size), lang)
 
@@ -159,9 +180,19 @@ def summary_frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["layer", "head", "entropy", "previous", "first", "self"])
 
 
-def summary_shown(frame: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
-    """The per-head table as the page shows it: in Portuguese the summaries as text, 0,137 (Streamlit would
-    write 0.137). Every value has one shape (d,ddd), so sorting the text sorts the numbers."""
+def summary_order(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
+    """The per-head table in the order the page shows it: the highest `by` first (a stable sort: ties keep
+    layer, head order), numbered 0.. again; as it is without `by`."""
+    if by is None:
+        return frame
+    return frame.sort_values(by, ascending=False, kind="stable").reset_index(drop=True)
+
+
+def summary_shown(frame: pd.DataFrame, lang: str = "en", by: str | None = None) -> pd.DataFrame:
+    """The per-head table as the page shows it: the highest `by` first (summary_order), and in Portuguese the
+    summaries as text, 0,137 (Streamlit would write 0.137). Every value has one shape (d,ddd), so sorting the
+    text sorts the numbers."""
+    frame = summary_order(frame, by)
     if lang == "en":
         return frame
     shown = frame.copy()

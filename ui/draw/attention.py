@@ -39,22 +39,24 @@ def summary_columns() -> dict:
             **{c: column(label, c) for c, label in short.items()}}
 
 
-def all_heads(view: dict, frame, metric: widgets.Widget, words: dict) -> None:
-    """The overview of every head (its PNG export), the colour-by radio and the clickable layer x head grid."""
+def all_heads(view: dict, frame, metric: widgets.Widget, words: dict) -> str:
+    """The overview of every head (its PNG export), the colour-by radio and the clickable layer x head grid;
+    the summary chosen to colour by (the table of every head is ordered by it too)."""
     st.subheader(t("All heads", "Todas as cabeças"))
     st.image(view["overview"], caption=t("Rows: layers; columns: heads. Each head scaled to its own maximum.",
                                          "Linhas: camadas; colunas: cabeças. Cada cabeça na sua própria escala."))
     exports.image("attention-overview", st, view["overview"])
-    grid = viz.summary_grid(frame, metric.draw(), names=words, lang=lang())
+    grid = viz.summary_grid(frame, by := metric.draw(), names=words, lang=lang())
     exports.chart("head-summary", st, grid, key="attn_grid", width="content",
                   on_select=lambda: pick_head("attn_grid", frame))
     st.caption(t("Click a cell to open that head.", "Clique numa célula para abrir a cabeça."))
+    return by
 
 
 def one_head(view: dict, frame, layer_input: widgets.Widget, head_input: widgets.Widget, start: int,
-             words: dict) -> None:
+             words: dict, by: str) -> None:
     """The layer and head pickers, the chosen head's heatmap over the window from `start`, and the table of
-    every head (a row opens it)."""
+    every head, the highest `by` first (a row opens it)."""
     c1, c2 = st.columns(2)
     layer, head = layer_input.draw(c1), head_input.draw(c2)
     n = len(view["ids"])
@@ -68,10 +70,13 @@ def one_head(view: dict, frame, layer_input: widgets.Widget, head_input: widgets
                         title=t(f"Layer {layer}, head {head}", f"Camada {layer}, cabeça {head}"),
                         names=words, lang=lang())
     exports.chart("attention-head", st, chart)  # fills its column, never spills into the next
-    st.caption(t("Every head, one row each: click a row to open it; click a column to sort (\"previous\" finds the "
-                 "previous-token heads).", "Cada cabeça, uma linha: clique numa linha para abri-la; clique numa "
-                 "coluna para ordenar (\"anterior\" acha as cabeças do token anterior)."))
-    st.dataframe(viz.summary_shown(frame, lang()), key="attn_table", on_select=lambda: pick_head("attn_table", frame),
+    st.caption(t(f"Every head, one row each, sorted by {words[by]}, highest first (\"Colour by\" picks the order): "
+                 "click a row to open it; click a column to sort by it.",
+                 f"Cada cabeça, uma linha, ordenadas por {words[by]}, do maior valor para o menor (\"Cor por\" "
+                 "escolhe a ordem): clique numa linha para abri-la; clique numa coluna para ordenar por ela."))
+    ordered = viz.summary_order(frame, by)  # the rows as shown: a selected row's number is its place here
+    st.dataframe(viz.summary_shown(ordered, lang()), key="attn_table",
+                 on_select=lambda: pick_head("attn_table", ordered),
                  selection_mode="single-row", hide_index=True, height=240, column_config=summary_columns())
 
 
