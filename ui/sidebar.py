@@ -61,8 +61,9 @@ def model_picker() -> None:
     elif wanted not in names:  # e.g. ?model=gpt2-xl on the hosted demo
         limits.refused_notice([wanted])
         wanted = models.DEFAULT_OFFLINE
-    if st.session_state.get("model") != wanted:
-        st.session_state["model"] = wanted  # the widget takes its value from here
+    if st.session_state.get("model") != wanted or st.session_state.get("_model_lang") != lang():
+        st.session_state["model"] = wanted  # the widget takes its value from here (again after a language
+        st.session_state["_model_lang"] = lang()  # switch: a selectbox keyed by its key alone keeps its old label)
     labels = option_labels()
     choice = st.selectbox(
         t("Model", "Modelo"), names, format_func=labels.get, key="model",

@@ -40,7 +40,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from ui import messages
-from ui.i18n import num, t
+from ui.i18n import lang, num, t
 from ui.url_codecs import (  # noqa: F401  (the pages' codecs, re-exported)
     MAX_LINK_TEXT,
     Codec,
@@ -53,6 +53,7 @@ from ui.url_codecs import (  # noqa: F401  (the pages' codecs, re-exported)
     text,
 )
 
+DEFAULTS = "_url_defaults"  # session key: {widget key: its default at the last bind}, for _following
 STATE = "_url_state"  # session key: {"page": script hash, "wrote": {key: URL text or None}}
 MARKER = "view"  # query parameter: the page that wrote this URL (its url path, e.g. "attention")
 SHOWN_CHARS = 40  # characters of an ignored value the notice quotes
@@ -97,7 +98,7 @@ def bind(key: str, default, codec: Codec):
     state = _state()
     wrote = state["wrote"]
     raw = st.query_params.get(key)
-    current = _current(key, default, codec)
+    current = _following(key, default, _current(key, default, codec))
     history = _history_navigation()
     ours = history and st.query_params.get(MARKER) == _page_name()  # Back/Forward to an entry this page wrote
     if key not in wrote:  # just arrived: a link (or history entry) that carries the value wins
@@ -110,11 +111,12 @@ def bind(key: str, default, codec: Codec):
     # Written only when needed: a write sends the value back to the browser, over whatever the visitor typed or
     # pressed while this run was going (a key press lost). Needed when the widget is new to this run, when the
     # value changes, and when its range or options changed (the sampling page's "New tokens" after a longer
-    # prompt): Streamlit then draws a new widget, which would start at its minimum.
-    shapes = state.setdefault("shapes", {})
-    if key not in st.session_state or not _same(st.session_state[key], value) or shapes.get(key) != codec.shape:
+    # prompt): Streamlit then draws a new widget, which would start at its minimum. A language switch relabels
+    # every widget, a new widget too (the stride's select_slider jumped to its first stop): written then as well.
+    shapes, shape = state.setdefault("shapes", {}), (codec.shape, lang())
+    if key not in st.session_state or not _same(st.session_state[key], value) or shapes.get(key) != shape:
         st.session_state[key] = value
-    shapes[key] = codec.shape
+    shapes[key] = shape
     st.session_state[f"{key}_saved"] = value
     _too_long_note(value, codec)
     run = _run.get()
@@ -181,6 +183,17 @@ def history_entry() -> bool:
     model, language and presentation mode then follow the URL too. Entries left on the way of a page switch
     have no ?view= and change nothing."""
     return _history_navigation() and MARKER in st.query_params
+
+
+def _following(key: str, default, current):
+    """The value, moved to a new default (the UI language's own default text) when it still was the old one:
+    a language switch changes words only, never what the reader typed or chose."""
+    defaults = st.session_state.setdefault(DEFAULTS, {})  # kept across pages: the switch may happen elsewhere
+    before = defaults.get(key, default)
+    defaults[key] = default
+    if not _same(before, default) and _same(current, before):
+        return default
+    return current
 
 
 def _current(key: str, default, codec: Codec):
