@@ -3,9 +3,11 @@ shows its top 5, and typed markup stays text (in the tooltip too), never HTML.""
 
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
+from lab.causal import TROPHY
 from lab.models import load
 from lab.text import encode, labels, token_texts
 from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
@@ -97,3 +99,38 @@ def test_typed_markup_stays_text(app_url):
         assert page.locator("img[src='x']").count() == 0
         assert page.locator('[data-testid="stMain"] b').filter(has_text="bold").count() == 0
         assert page.locator('[data-testid="stException"]').count() == 0 and page.dialogs == []
+
+
+CUT = """(text) => {
+  const box = [...document.querySelectorAll('[data-testid="stCheckbox"]')].find(e => e.textContent.includes(text));
+  const label = box.querySelector('[data-testid="stMarkdownContainer"]');
+  return {scroll: label.scrollWidth, client: label.clientWidth, right: label.getBoundingClientRect().right,
+          box: box.getBoundingClientRect().right, text: label.textContent};
+}"""
+FITS = """() => {
+  const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  const inner = main.getBoundingClientRect().right - parseFloat(getComputedStyle(main).paddingRight);
+  const grid = document.querySelector('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg');
+  return {grid: grid.getBoundingClientRect().right, inner, page: document.documentElement.scrollWidth,
+          window: document.documentElement.clientWidth};
+}"""
+
+
+@pytest.mark.parametrize("lang,label", [("en", "starts a new word (a space in front)"),
+                                        ("pt", "começa palavra nova (espaço na frente)")])
+def test_at_1280_by_720_the_checkbox_label_is_whole_and_a_full_grid_fits(app_url, lang, label):
+    """A laptop or projector at 1280 x 720, sidebar open: the new-word checkbox's label is not cut (Streamlit
+    ellipses a label that overflows: its scrollWidth would exceed its clientWidth), and a grid of GRID_MAX columns
+    (the Portuguese trophy sentence: 25 course tokens) ends inside the main column, no sideways scroll."""
+    with chromium() as browser:
+        page = new_page(browser, width=1280, height=720)
+        page.goto(f"{app_url}/logit_lens?lang={lang}&lens_text={quote(TROPHY['pt'][0])}")
+        wait_idle(page)
+        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+        wait_idle(page)
+        drawn(page)
+        cut = page.evaluate(CUT, label)
+        assert cut["text"] == label and cut["scroll"] <= cut["client"] and cut["right"] <= cut["box"] + 1, cut
+        fits = page.evaluate(FITS)
+        assert fits["grid"] <= fits["inner"] + 1 and fits["page"] <= fits["window"], fits
+        assert page.locator('[data-testid="stException"]').count() == 0

@@ -1,7 +1,10 @@
 """Charts of the logit lens (logit-lens page, chapter 05): pure builders, arrays in, Altair out.
 
 `grid` draws layers (rows, the embeddings at the bottom) x positions (columns): each cell the token
-that layer would predict next, coloured by its probability, the top 5 on hover. `trace` follows one
+that layer would predict next, coloured by its probability, the top 5 on hover. GRID_MAX columns, the
+legend below and the column labels leaning left keep it inside a 1,280-pixel window with the sidebar
+open (tests/test_browser_lens.py measures it in Chromium). A cell is one token: a guess that is a lone
+byte of a character stays escaped (\\xc3), since no character is there to show. `trace` follows one
 target token up the layers: its rank (log scale, 1 at the top) and its probability. Token text is
 only ever data (Vega draws it as text; the tooltip escapes it), never HTML.
 """
@@ -16,8 +19,8 @@ import pandas as pd
 
 from viz.format import localized, written
 
-GRID_MAX = 16  # positions one grid shows at once (it fits a laptop screen); longer texts get a window
-CELL_W, CELL_H = 50, 22  # pixels per cell: room for a short token
+GRID_MAX = 16  # positions one grid shows at once (it fits 1,280 px); longer texts get a window and a note
+CELL_W, CELL_H = 44, 22  # pixels per cell: room for a short token
 CELL_CHARS = 6  # token characters printed in a cell (the tooltip has them all)
 MARKS = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥"})
 # Axis, legend and tooltip titles; pages pass their own (translated) `names` to override any.
@@ -77,12 +80,14 @@ def grid(frame: pd.DataFrame, labels: list[str], offset: int = 0, title: str = "
     y_labels = f"datum.value == 0 ? {json.dumps(words['embeddings'], ensure_ascii=False)} : datum.value"
     base = alt.Chart(frame, title=title).encode(
         x=alt.X("position:O", title=words["position"],
-                axis=alt.Axis(labelExpr=x_labels, labelAngle=-40, labelLimit=110, labelOverlap=False, orient="top")),
+                axis=alt.Axis(labelExpr=x_labels, labelAngle=40, labelAlign="right", labelLimit=110, labelOverlap=False,
+                              orient="top")),  # labels end at their column, leaning left: the last one fits
         y=alt.Y("layer:O", sort="descending", title=words["layer"], axis=alt.Axis(labelExpr=y_labels)),
         tooltip=[alt.Tooltip("input:N", title=words["input"]), alt.Tooltip("layer:O", title=words["layer"]),
                  *[alt.Tooltip(f"guess{j + 1}:N", title=f"{words['guess']} {j + 1}") for j in range(k)]])
     cells = base.mark_rect(stroke="#ffffff", strokeWidth=0.5).encode(
-        color=alt.Color("p:Q", title=words["p"], scale=alt.Scale(scheme="blues", domain=[0, 1])))
+        color=alt.Color("p:Q", title=words["p"], scale=alt.Scale(scheme="blues", domain=[0, 1]),
+                        legend=alt.Legend(orient="bottom", direction="horizontal")))
     text = base.mark_text(fontSize=10).encode(text="text:N", color=alt.Color("ink:N", scale=None))
     return localized((cells + text).resolve_scale(color="independent").properties(
         width=alt.Step(CELL_W), height=alt.Step(CELL_H)), lang)
