@@ -87,6 +87,13 @@ def indicator(matrix, reference: list[int]) -> np.ndarray:
     return (x @ ref) / np.clip(norms, 1e-12, None)
 
 
+def flagged(score: np.ndarray) -> tuple[np.ndarray, float]:
+    """(ids whose indicator stands out, the cut): above the median by INDICATOR_MADS median absolute deviations."""
+    median = float(np.median(score))
+    cut = median + INDICATOR_MADS * float(np.median(np.abs(score - median)))
+    return np.flatnonzero(score > cut), cut
+
+
 def _compute(model, tokenizer) -> dict:
     """The rarely_trained record, computed (see rarely_trained)."""
     vocab = min(model.get_input_embeddings().weight.shape[0], len(tokenizer))
@@ -100,9 +107,7 @@ def _compute(model, tokenizer) -> dict:
     out = model.get_output_embeddings()
     matrix = (out.weight if out is not None else model.get_input_embeddings().weight).detach().float().numpy()
     score = indicator(matrix[:vocab], ref)
-    median = float(np.median(score))
-    cut = median + INDICATOR_MADS * float(np.median(np.abs(score - median)))
-    ids = np.flatnonzero(score > cut)
+    ids, cut = flagged(score)
     return {"method": "indicator", "ids": ids, "cut": cut, "reference": ref, "scores": score}
 
 
