@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 from lab import tokens
 from lab.causal import TROPHY
 from lab.embeddings import PRESETS
+from lab.lens import DEFAULT_TEXT as LENS_DEFAULT
 from lab.sampling import PROMPTS
 from tests.pages import open_page
 from ui import url_codecs as codecs
@@ -246,7 +247,7 @@ GARBAGE = {
                   "attn_text": (HUGE, TROPHY["en"][0])},
     "causal": {"mask_layer": ("99", 0), "mask_head": ("nan", 0), "trophy_pair": ("fr", "en"),
                "trophy_encoder": ("bert-large", "course-roberta"), "mask_text": (HUGE, TROPHY["en"][0])},
-    "lens": {"lens_position": ("99", None), "lens_new_word": ("2", True), "lens_text": (HUGE, TROPHY["en"][0]),
+    "lens": {"lens_position": ("99", None), "lens_new_word": ("2", True), "lens_text": (HUGE, LENS_DEFAULT["en"]),
              "lens_word": (HUGE, "")},
     "perplexity": {"ppl_source": ("<script>", "unseen:en"), "ppl_models": ("gpt9,course-gpt2", None),
                    "ppl_stride": ("0.3", 0.5)},
