@@ -43,13 +43,13 @@ from google.protobuf.json_format import MessageToDict
 from streamlit import dataframe_util
 from streamlit.testing.v1 import AppTest
 
-from lab import embeddings, perplexity, registry, sampling, tokens
+from lab import embeddings, lens, perplexity, registry, sampling, tokens
 from lab.causal import TROPHY
 from tests.pages import open_page
 
 PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling")
 # The same inputs in both languages (the pages' Portuguese defaults), so both runs show the same numbers.
-INPUTS = {"attn_text": TROPHY["pt"][0], "mask_text": TROPHY["pt"][0], "lens_text": TROPHY["pt"][0],
+INPUTS = {"attn_text": TROPHY["pt"][0], "mask_text": TROPHY["pt"][0], "lens_text": lens.DEFAULT_TEXT["pt"],
           "samp_prompt": sampling.PROMPTS["pt"], "trophy_pair": "pt", "trophy_a": TROPHY["pt"][0],
           "trophy_b": TROPHY["pt"][1], "trophy_word": TROPHY["pt"][2],
           "ppl_models": ["course-gpt2-1x64", "course-gpt2-2x128", "course-gpt2", "course-roberta"]}
