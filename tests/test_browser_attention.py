@@ -35,7 +35,20 @@ def selected(page, label: str) -> str:
     return page.get_by_role("combobox", name=label).input_value()
 
 
-def test_attention_page_switches_heads(tiny_hub_app):
+def table_order(model_dir) -> list[tuple[int, int]]:
+    """(layer, head) of the per-head table's rows for the default text, as the page sorts them: by weight on
+    the previous token, highest first (Python's own stable sort over lab's summaries of the same model)."""
+    from lab import attention, models, text
+    from lab.causal import TROPHY
+
+    m = models.load(str(model_dir))
+    ids = text.encode(m.tokenizer, TROPHY["en"][0])
+    rows = [r for i, layer in enumerate(attention.attention_by_layer(m.model, ids))
+            for r in attention.layer_summary(layer, i)]
+    return [(r["layer"], r["head"]) for r in sorted(rows, key=lambda r: -r["previous"])]
+
+
+def test_attention_page_switches_heads(tiny_hub_app, tiny_model_dirs):
     with chromium() as browser:
         page = open_page(browser, tiny_hub_app, "Attention heads", '[data-testid="stImage"] img')
         assert page.locator('[data-testid="stImage"] img').evaluate("i => i.complete && i.naturalWidth > 0")
@@ -50,12 +63,15 @@ def test_attention_page_switches_heads(tiny_hub_app):
         choose(page, "Layer", "1")
         assert (selected(page, "Layer"), selected(page, "Head")) == ("1", "3")
         choose(page, "Layer", "0")
-        # A row of the per-head table opens that head: row 2 is layer 0, head 2.
+        # A row of the per-head table opens that head: row `row` of the table as sorted (highest "previous"
+        # first), one whose head is neither open now (0, 3) nor the grid's cell below (1, 3).
+        order = table_order(tiny_model_dirs["gpt2"])
+        row = next(i for i in range(2, len(order)) if order[i] not in {(0, 3), (1, 3)})
         box = page.locator('[data-testid="stDataFrame"]').bounding_box()
-        page.mouse.click(box["x"] + 12, box["y"] + 35 + 35 * 2 + 17)
+        page.mouse.click(box["x"] + 12, box["y"] + 35 + 35 * row + 17)
         page.wait_for_timeout(500)
         wait_idle(page)
-        assert (selected(page, "Layer"), selected(page, "Head")) == ("0", "2")
+        assert (selected(page, "Layer"), selected(page, "Head")) == tuple(map(str, order[row]))
         # A cell of the layer x head grid opens that head too (cells 26 x 20 px after a ~42 px axis).
         grid = page.locator('[data-testid="stVegaLiteChart"]').nth(1).bounding_box()
         page.mouse.click(grid["x"] + 42 + 26 * 3 + 13, grid["y"] + 5 + 20 * 1 + 10)
@@ -79,3 +95,27 @@ def test_causal_page_shows_the_trophy_and_switches_heads(tiny_hub_app):
         assert page.locator('[data-testid="stVegaLiteChart"]').count() == 5  # 2 x (scores, weights) + bars
         assert page.locator('[data-testid="stException"]').count() == 0
         assert page.dialogs == []
+
+
+def test_head_dropdown_opens_by_its_arrow_after_hovering_the_heatmap(tiny_hub_app):
+    """Streamlit's chart toolbar appears over the top edge of a chart on hover; it must not lie over the Head
+    dropdown's arrow, so a click there opens the list."""
+    with chromium() as browser:
+        page = open_page(browser, tiny_hub_app, "Attention heads", '[data-testid="stImage"] img')
+        wait_for_count(page, '[data-testid="stVegaLiteChart"] svg', 2)
+        column = page.locator('[data-testid="stColumn"]').filter(has=page.get_by_text("Layer 0, head 0")).last
+        heatmap = column.locator('[data-testid="stVegaLiteChart"]').first
+        box = heatmap.bounding_box()
+        page.mouse.move(box["x"] + box["width"] - 20, box["y"] + 10)  # the chart's top right: its toolbar shows
+        page.wait_for_timeout(400)
+        select = page.locator('[data-testid="stSelectbox"]').filter(has=page.get_by_role("combobox", name="Head"))
+        arrow = select.locator("svg").last.bounding_box()  # the dropdown's arrow icon
+        page.mouse.move(arrow["x"] + arrow["width"] / 2, arrow["y"] + arrow["height"] / 2, steps=5)
+        page.mouse.down()
+        page.mouse.up()
+        page.wait_for_selector('[role="option"]', timeout=5_000)
+        assert page.get_by_role("option", name="3", exact=True).count() == 1
+        page.get_by_role("option", name="3", exact=True).click()
+        page.wait_for_timeout(300)
+        wait_idle(page)
+        assert selected(page, "Head") == "3"

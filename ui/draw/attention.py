@@ -59,6 +59,10 @@ def one_head(view: dict, frame, layer_input: widgets.Widget, head_input: widgets
     every head, the highest `by` first (a row opens it)."""
     c1, c2 = st.columns(2)
     layer, head = layer_input.draw(c1), head_input.draw(c2)
+    # Always a line between the pickers and the chart: the chart's toolbar, shown on hover over the chart's top
+    # edge, would otherwise lie over the Head dropdown's arrow (tests/test_browser_attention.py).
+    st.caption(t("Rows: the token looking (query); columns: the tokens it looks at (keys). Each row sums to 1.",
+                 "Linhas: o token que olha (query); colunas: os tokens que ele olha (keys). Cada linha soma 1."))
     n = len(view["ids"])
     shown = min(n - start, viz.HEATMAP_MAX)
     if n > viz.HEATMAP_MAX:
