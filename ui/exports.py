@@ -3,7 +3,7 @@
 The files are made only when a reader clicks (Streamlit runs a callable `data` then, on another
 thread), so drawing a page costs nothing extra. SVG and PNG come from the chart's own Vega-Lite
 spec through vl-convert (offline, no browser needed); the PNG is drawn at twice the size, for slides.
-Charts also get larger fonts in presentation mode.
+Charts are drawn larger in presentation mode (viz.present: their own sizes and Vega's fonts).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import re
 from ui import presentation
 from ui.i18n import t
 from viz.export import chart_png, chart_svg, csv_bytes
+from viz.present import for_projector
 
 
 def _slug(name: str) -> str:
@@ -32,9 +33,7 @@ def _buttons(where, key: str, files: list[tuple[str, object, str, str]]) -> None
 def chart(name: str, where, ch, **kwargs):
     """`where`.altair_chart(ch, **kwargs) (where: st or a column), then its SVG and PNG downloads; returns its event."""
     if presentation.on():
-        ch = ch.copy(deep=False)
-        for part, options in presentation.PRESENT_FONTS.items():
-            ch = getattr(ch, f"configure_{part}")(**options)
+        ch = for_projector(ch)  # its own sizes and Vega's fonts larger
     event = where.altair_chart(ch, **kwargs)
     slug = _slug(name)
     _buttons(where, kwargs.get("key") or slug, [("SVG", lambda: chart_svg(ch), f"{slug}.svg", "image/svg+xml"),

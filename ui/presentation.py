@@ -29,18 +29,21 @@ PRESENT_CSS = f"""<style>
 .stApp h2, .stApp h3 {{ font-size: 2rem; }}
 .stApp [data-testid="stWidgetLabel"] p {{ font-size: 1.15rem; }}
 .stApp [data-testid="stTable"] td, .stApp [data-testid="stTable"] th {{ font-size: 1.2rem; }}
+/* what matters most is larger than in normal mode: headline numbers, what the reader types, slider values */
+.stApp [data-testid="stMainBlockContainer"] {{ padding-top: 3.5rem; }}
+.stApp [data-testid="stMetricValue"], .stApp [data-testid="stMetricValue"] p {{ font-size: 3.2rem; line-height: 1.25; }}
+.stApp [data-testid="stMetricLabel"] p {{ font-size: 1.2rem; }}
+.stApp [data-testid="stMain"] textarea, .stApp [data-testid="stMain"] input {{ font-size: 1.3rem; }}
+.stApp [data-testid="stMain"] [data-baseweb="select"] div {{ font-size: 1.2rem; }}
+.stApp [data-testid="stSliderThumbValue"] {{ transform: translateY(-0.45rem); }}
+.stApp [data-testid="stSliderThumbValue"] p {{ font-size: 1.3rem; line-height: 1.2; }}
+.stApp [data-testid="stSliderTickBar"] p {{ font-size: 1.1rem; }}
 /* in presentation mode every marked two-column block stacks, so charts get the whole width */
 [class*="st-key-{STACK_CLASS}"] [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]) {{
     flex-direction: column; }}
 [class*="st-key-{STACK_CLASS}"] [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {{
   width: 100% !important; flex: 1 1 100% !important; min-width: 100% !important; }}
 </style>"""
-
-# Vega-Lite config for charts on a projector: larger labels, titles and legends.
-PRESENT_FONTS = {"axis": {"labelFontSize": 15, "titleFontSize": 17},
-                 "legend": {"labelFontSize": 15, "titleFontSize": 16},
-                 "title": {"fontSize": 20}, "header": {"labelFontSize": 15, "titleFontSize": 17}}
-
 
 def from_link() -> bool:
     """What the URL's ?present= asks for: on for 1 only; off when absent or anything else."""
