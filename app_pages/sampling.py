@@ -9,7 +9,6 @@ from ui.cached import sampling as cached
 from ui.draw import sampling as draw
 from ui.i18n import lang, num, t
 from ui.model_loader import current_model
-from viz.sampling import coloured_tokens
 
 st.title(t("Sampling", "Amostragem"))
 presentation.explain(t(
@@ -60,7 +59,7 @@ if not result["tokens"]:
 st.subheader(t("The distribution each token was drawn from", "A distribuição de onde cada token saiu"))
 n = len(result["tokens"])
 pick = widgets.Choice("samp_pick", t("Pick a generated token", "Escolha um token gerado"), range(n), 0, kind="pills",
-                      format_func=cached.pick_label(result)).draw()  # none picked, or past this text's end: the first
+                      format_func=cached.pick_label(result, m.tokenizer)).draw()  # none, or past the end: the first
 draw.step(result, pick or 0, s.top_p)
 
 st.subheader(t("Compare", "Compare"))
@@ -71,17 +70,17 @@ view = widgets.Choice("samp_compare", t("Compare", "Comparar"), views, "pair", k
 if view == "pair":
     left, right = presentation.stacking("pair").columns(2)
     left.markdown(t("**A**: the settings above", "**A**: as configurações acima"))
-    left.markdown(coloured_tokens(result["tokens"], prompt, lang=lang()), unsafe_allow_html=True)
+    left.markdown(draw.text(result["tokens"], result["runs"], prompt), unsafe_allow_html=True)
     right.markdown(t("**B**: pick its filters (same seed and length)",
                      "**B**: escolha os filtros (mesma semente e tamanho)"))
     b = draw.filters("samp_b", (0.0, 0, 1.0), right.columns(3))
     with st.spinner(t("Generating B…", "Gerando B…")):
         other = cached.generation(m.name, prompt, s._replace(temperature=b[0], top_k=b[1], top_p=b[2]))
-    right.markdown(coloured_tokens(other["tokens"], prompt, lang=lang()), unsafe_allow_html=True)
+    right.markdown(draw.text(other["tokens"], other["runs"], prompt), unsafe_allow_html=True)
 else:
     with st.spinner(t("Generating five seeds…", "Gerando cinco sementes…")):
         runs = [cached.generation(m.name, prompt, s._replace(seed=s.seed + i)) for i in range(5)]
     for i, r in enumerate(runs):
         st.caption(f"{t('seed', 'semente')} {s.seed + i}")
-        st.markdown(coloured_tokens(r["tokens"], lang=lang()), unsafe_allow_html=True)
+        st.markdown(draw.text(r["tokens"], r["runs"]), unsafe_allow_html=True)
     st.caption(cached.variety(runs))

@@ -47,3 +47,29 @@ def test_table_and_chart_render_and_user_text_is_shown_not_run(app_url):
         assert page.locator('img[src="x"]').count() == 0
         assert page.dialogs == []
         assert page.locator('[data-testid="stException"]').count() == 0
+
+
+BITS_TITLE = "Bits per byte, smaller models first"
+
+
+def test_the_bits_chart_shows_its_labels_whole_and_its_title_clear_of_the_info_box(app_url):
+    """Issue 21, 7: the bar chart's model labels were cut ("…") and its title sat under the info box above it."""
+    from lab import registry
+
+    with chromium() as browser:
+        page = new_page(browser, height=2200)
+        page.goto(f"{app_url}/perplexity")
+        wait_for_count(page, '[data-testid="stVegaLiteChart"] svg', 2)
+        wait_idle(page)
+        page.wait_for_timeout(500)
+        chart = page.locator('[data-testid="stVegaLiteChart"]').filter(has_text=BITS_TITLE)
+        texts = chart.locator("svg text").evaluate_all("els => els.map(e => e.textContent)")
+        assert BITS_TITLE in texts and not [x for x in texts if "…" in x]
+        for name in ("course-gpt2-1x64", "course-gpt2-2x128", "course-gpt2"):
+            assert registry.info(name).label in texts  # each model's label whole
+        title = chart.locator("svg text", has_text=BITS_TITLE).first.bounding_box()
+        info = page.locator('[data-testid="stAlert"]', has_text="Which column to compare").bounding_box()
+        box = chart.bounding_box()
+        apart = title["y"] >= info["y"] + info["height"] or title["y"] + title["height"] <= info["y"]
+        assert apart, (title, info)
+        assert box["y"] <= title["y"] and title["y"] + title["height"] <= box["y"] + box["height"]  # inside its chart

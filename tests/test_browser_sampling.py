@@ -19,6 +19,11 @@ def open_sampling(browser, url: str, model: str = "gpt2"):
     return page
 
 
+def drawn(page) -> int:
+    """How many tokens the stream shows: a chip stands for one token, or for the several that make one character."""
+    return page.eval_on_selector_all(f"{TEXT} .samp-tok", "els => els.reduce((n, e) => n + +e.dataset.tokens, 0)")
+
+
 def temperature(page):
     """The temperature slider (an input of type range: role slider)."""
     return page.get_by_role("slider", name="Temperature (0 = greedy)").first  # then B's, lower down
@@ -29,7 +34,7 @@ def test_moving_the_temperature_slider_changes_the_text(tiny_hub_app):
         page = open_sampling(browser, tiny_hub_app)
         page.wait_for_selector(f"{TEXT} .samp-tok", timeout=60_000)
         before = page.locator(TEXT).inner_text()
-        assert page.locator(f"{TEXT} .samp-tok").count() == 32
+        assert drawn(page) == 32
         thumb = temperature(page)
         assert thumb.input_value() == "1"
         thumb.focus()
@@ -40,7 +45,7 @@ def test_moving_the_temperature_slider_changes_the_text(tiny_hub_app):
         assert temperature(page).input_value() == "0.8"
         page.wait_for_function(f"document.querySelector({TEXT!r}).innerText !== {before!r}", timeout=30_000)
         after = page.locator(TEXT).inner_text()
-        assert after != before and page.locator(f"{TEXT} .samp-tok").count() == 32
+        assert after != before and drawn(page) == 32
         # Back to 1.0 with the same seed: the very first text again.
         temperature(page).focus()
         for _ in range(4):
@@ -76,9 +81,37 @@ def test_the_course_model_streams_and_the_screenshot(tiny_hub_app, tmp_path):
         wait_idle(page)
         page.wait_for_function("document.querySelectorAll('[data-testid=\"stVegaLiteChart\"] canvas, "
                                "[data-testid=\"stVegaLiteChart\"] svg').length >= 2", timeout=30_000)
-        assert page.locator(f"{TEXT} .samp-tok").count() == 32
+        assert drawn(page) == 32
         assert page.locator('[data-testid="stException"]').count() == 0
         page.wait_for_timeout(1000)  # let the charts finish drawing before the screenshot
         # docs/sampling.png is tracked: rewritten only on request (UPDATE_SCREENSHOTS=1 pytest ...).
         shot = SCREENSHOT if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path / SCREENSHOT.name
         page.screenshot(path=str(shot), full_page=True)
+
+
+def test_generated_portuguese_reads_whole_in_the_browser(tiny_hub_app):
+    """The shipped course model on its Portuguese prompt, seed 0 (its text splits "ã" and "õ" into byte tokens):
+    the stream, A and B show the characters as the tokenizer decodes them, each split one as one marked chip
+    (the inspector's raw bytes: tests/test_sampling_page.py)."""
+    from lab import sampling
+    from lab.models import load
+    from lab.sampling import PROMPTS
+
+    course = load("course-gpt2")
+    with chromium() as browser:
+        page = new_page(browser, height=2300)
+        page.goto(f"{tiny_hub_app}/sampling?lang=pt&model=course-gpt2&samp_seed=0")
+        page.wait_for_selector(f"{TEXT} .samp-tok", timeout=120_000)
+        wait_idle(page)
+        page.wait_for_function("document.querySelectorAll('.samp-text').length === 3", timeout=60_000)
+        wait_idle(page)
+        shown = page.locator(TEXT).evaluate("e => e.textContent")
+        out = sampling.sample(course.model, course.tokenizer, PROMPTS["pt"], 32, 1.0, 50, 0.9, 0)  # the page's ids
+        decoded = course.tokenizer.decode([t["id"] for t in out["tokens"]])  # read by the tokenizer's own decode
+        assert "ã" in decoded and "õ" in decoded, f"course-gpt2 changed: {decoded!r}: pick another seed"
+        assert shown == PROMPTS["pt"] + decoded
+        assert all("\\x" not in page.locator(".samp-text").nth(i).evaluate("e => e.textContent") for i in range(3))
+        joined = page.locator(f"{TEXT} .samp-joined")
+        assert joined.count() >= 2 and joined.first.get_attribute("data-tokens") == "2"
+        assert "2 tokens formam este texto" in joined.first.get_attribute("title")
+        assert page.locator('[data-testid="stException"]').count() == 0

@@ -151,3 +151,66 @@ def test_scale_chart_uses_only_course_decoders_with_a_unigram_baseline():
     assert (frame["unigram_ppl"] > 0).all()
     spec = viz.scale_chart(frame, "t", "x", "y", "unigram").to_dict()
     assert spec["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
+
+
+def chips(body: str) -> list[tuple[str, str, str]]:
+    """(class, title, text) of each span of a surprisal view."""
+    from html.parser import HTMLParser
+
+    out, open_ = [], []
+
+    class Collect(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "span":
+                a = dict(attrs)
+                open_.append([a.get("class", ""), a.get("title", ""), ""])
+
+        def handle_data(self, data):
+            if open_:
+                open_[-1][2] += data
+
+        def handle_endtag(self, tag):
+            if tag == "span" and open_:
+                out.append(tuple(open_.pop()))
+
+    Collect(convert_charrefs=True).feed(body)
+    return out
+
+
+def test_split_characters_read_whole_with_their_pieces_bits_summed(fresh_caches):
+    """The shipped course-gpt2 splits some accented letters into two byte tokens each: the surprisal strip shows each
+    such character as one chip, marked, whose bits are the sum of its pieces' bits as transformers computes them."""
+    import math
+    import re
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    text = "O troféu não coube na mala porque ele era grande demais, e as versões antigas também."
+    path = registry.info("course-gpt2").path
+    tok, model = AutoTokenizer.from_pretrained(path), AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    ids = tok(text)["input_ids"]
+    with torch.inference_mode():  # the oracle: one pass (the text is far shorter than the context)
+        logp = torch.log_softmax(model(torch.tensor([ids])).logits[0].float(), -1)
+    bits = [None] + [float(-logp[i - 1, ids[i]]) / math.log(2) for i in range(1, len(ids))]
+    pieces = [i for i, t in enumerate(ids) if "\ufffd" in tok.decode([t])]  # a token alone is not a character
+    split = {ch for i in pieces for ch in tok.decode(ids[i:i + 2]) if ord(ch) > 127} - {"\ufffd"}  # what they make
+    assert len(split) >= 2, "course-gpt2 changed: pick a text whose accents split"
+    at = open_page(lang="pt")
+    at.selectbox(key="ppl_source").select("own").run()
+    at.text_area(key="ppl_text").set_value(text).run()
+    at.multiselect(key="ppl_models").set_value(["course-gpt2"]).run()
+    body = next(h.proto.body for h in at.get("html") if 'class="surprisal"' in h.proto.body)
+    assert parse(body)[1] == text
+    shown = chips(body)
+    joined = [c for c in shown if "ppl-joined" in c[0]]
+    assert split <= {ch for _, _, t in joined for ch in t} and not any("\ufffd" in t for _, _, t in shown)
+    offsets = tok(text, return_offsets_mapping=True)["offset_mapping"]
+    for _, title, chip in joined:  # each: the pieces covering its characters, their oracle bits summed
+        start = text.index(chip) if text.count(chip) == 1 else None
+        if start is None:
+            continue
+        covering = [i for i in pieces if offsets[i][0] >= start and offsets[i][1] <= start + len(chip)]
+        want = sum(bits[i] for i in covering)
+        got = float(re.search(r": ([\d.,]+) bits", title).group(1).replace(".", "").replace(",", "."))
+        assert abs(got - want) < 0.01 and f"({len(covering)} tokens, somados)" in title, (chip, title, want)

@@ -6,6 +6,7 @@ import streamlit as st
 import torch
 from streamlit.testing.v1 import AppTest
 
+from lab import registry
 from lab.sampling import PROMPTS
 from tests import pages
 from tests.test_models import fake_hub_cache
@@ -184,3 +185,64 @@ def test_a_run_does_not_push_unchanged_settings_back_to_the_browser(course_stand
     assert not pushed, f"sent back to the browser unchanged: {pushed}"
     at.text_area(key="samp_prompt").set_value(PROMPTS["en"] + " and a few more words").run()
     assert at.slider(key="samp_n").proto.set_value  # a new range: the new widget is handed its value
+
+
+def shown_text(body: str) -> str:
+    """The text an HTML parser shows for one of the page's generated-text views (entities decoded)."""
+    from html.parser import HTMLParser
+
+    out = []
+
+    class Collect(HTMLParser):
+        def handle_data(self, data):
+            out.append(data)
+
+    Collect(convert_charrefs=True).feed(body)
+    return "".join(out)
+
+
+def chart_column(at, name: str) -> list:
+    """Every value of column `name` in the data the page's charts carry (Arrow tables beside each spec)."""
+    import pyarrow as pa
+
+    values = []
+    for chart in at.get("vega_lite_chart"):
+        for ds in chart.proto.datasets:
+            table = pa.ipc.open_stream(ds.data.data).read_all()
+            values += table.column(name).to_pylist() if name in table.column_names else []
+    return values
+
+
+def test_generated_portuguese_reads_as_text_and_the_inspector_keeps_the_bytes(fresh_caches):
+    """The shipped course model, its Portuguese prompt, seed 0: its text splits "ã" and "õ" into two byte tokens
+    each (the course tokenizer), and every view that reads the text shows them whole, as transformers' decode
+    does; the step inspector, about one token, still shows that token's raw byte."""
+    from lab.models import load
+
+    course = load("course-gpt2")
+    at = open_page(lang="pt")
+    new = streamed(at)
+    decoded = course.tokenizer.decode(new)  # the oracle: the tokenizer's own decode of the generated ids
+    assert "ã" in decoded and "õ" in decoded, f"course-gpt2 changed: {decoded!r} has no split ã/õ, pick a seed"
+    views = [md.value for md in at.markdown if 'class="samp-text"' in md.value]
+    assert len(views) == 3  # the stream, A and B
+    for body in views[:2]:
+        assert shown_text(body) == PROMPTS["pt"] + decoded and "\\x" not in shown_text(body)
+    assert 'class="samp-tok samp-joined" data-tokens="2"' in views[0]
+    # B (greedy, its default) reads whole too: transformers' greedy generate, decoded by the tokenizer
+    from transformers import AutoModelForCausalLM
+
+    oracle = AutoModelForCausalLM.from_pretrained(registry.info("course-gpt2").path, dtype=torch.float32)
+    ids = course.tokenizer(PROMPTS["pt"])["input_ids"]
+    greedy = oracle.generate(torch.tensor([ids]), do_sample=False, max_new_tokens=len(new), pad_token_id=0)
+    assert shown_text(views[2]) == PROMPTS["pt"] + course.tokenizer.decode(greedy[0, len(ids):])
+    # the picker names a piece as the character and its part; the inspector shows the piece's own byte
+    piece = next(i for i, tid in enumerate(new) if "\ufffd" in course.tokenizer.decode([tid]))
+    options = at.pills(key="samp_pick").options
+    assert options[piece].endswith("·1/2") and "\\x" not in options[piece]
+    at.pills(key="samp_pick").set_value(piece).run()
+    drawn = next(m for m in at.metric if m.label == "Token sorteado").value
+    first_byte = decoded.encode("utf-8")[len(course.tokenizer.decode(new[:piece]).encode("utf-8"))]
+    assert drawn == f"\\x{first_byte:02x}"  # the token alone is one byte of a character
+    labels = chart_column(at, "token")  # the candidates, each its own subject: a lone byte as its escape
+    assert any(label.endswith(f" \\x{first_byte:02x}") for label in labels)

@@ -11,6 +11,7 @@ import pandas as pd
 
 from viz.format import localized, number
 
+LABEL_LIMIT = 600  # pixels: wider than any model's label in either language
 SURPRISE_MAX_BITS = 16.0  # colour scale's top: a token the model gave 1 / 65,536 or less
 
 
@@ -40,17 +41,22 @@ def shown_table(frame: pd.DataFrame, headers: dict[str, str], lang: str, pseudo_
 
 
 def bits_chart(frame: pd.DataFrame, title: str, y_title: str, legend: dict[str, str], lang: str = "en") -> alt.Chart:
-    """Bits per byte per model, ordered by size; encoders' pseudo values in another colour."""
+    """Bits per byte per model, ordered by size, as horizontal bars: the models' labels read level and whole
+    (never cut: no label limit below LABEL_LIMIT pixels), the chart as tall as its bars (no squeezed axis under
+    long rotated labels) with its title above them; encoders' pseudo values in another colour. y_title names
+    the bits axis (here the horizontal one)."""
     df = frame.assign(kind_label=[legend[k] for k in frame["kind"]])
-    base = alt.Chart(df, title=title).encode(
-        x=alt.X("label:N", sort=list(df["label"]), title=None, axis=alt.Axis(labelAngle=-20, labelLimit=220)),
-        y=alt.Y("bits_per_byte:Q", title=y_title, scale=alt.Scale(domainMin=0)),
+    base = alt.Chart(df).encode(
+        y=alt.Y("label:N", sort=list(df["label"]), title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT, labelPadding=6)),
+        x=alt.X("bits_per_byte:Q", title=y_title, scale=alt.Scale(domainMin=0)),
         tooltip=[alt.Tooltip("model:N"), alt.Tooltip("bits_per_byte:Q", format=".3f"),
                  alt.Tooltip("ppl:Q", format=".2f"), alt.Tooltip("ppl_per_word:Q", format=".1f")],
     )
     bars = base.mark_bar().encode(color=alt.Color("kind_label:N", title=None, legend=alt.Legend(orient="bottom")))
-    text = base.mark_text(dy=-6).encode(text=alt.Text("bits_per_byte:Q", format=".2f"))
-    return localized((bars + text).properties(height=320), lang)
+    text = base.mark_text(align="left", dx=4).encode(text=alt.Text("bits_per_byte:Q", format=".2f"))
+    chart = (bars + text).properties(height=alt.Step(34),
+                                     title=alt.TitleParams(title, anchor="start", offset=12, frame="group"))
+    return localized(chart, lang)
 
 
 def scale_frame(results: list[dict]) -> pd.DataFrame:
@@ -85,17 +91,35 @@ def _colour(bits: float) -> str:
     return f"rgba(220, 38, 38, {a:.2f})"
 
 
-def surprisal_html(text: str, records: list[dict], lang: str, unit: str = "bits") -> str:
-    """The text with each scored token's characters shaded by its surprisal; all text escaped."""
+def surprisal_chips(records: list[dict], runs: list[dict] | None = None) -> list[dict]:
+    """The surprisal view's chips, in text order: {start, end, bits, token, tokens} per scored token, or per run of
+    lab.text.readable when runs are given, so that tokens which together make one character (they share its
+    character offsets) are one chip whose bits are the sum of its pieces' (tokens: how many were scored)."""
+    by_position = {r["position"]: r for r in records}
+    groups = ([[by_position[p] for p in range(run["start"], run["stop"]) if p in by_position] for run in runs]
+              if runs is not None else [[r] for r in records])
+    chips = [{"start": min(r["start"] for r in g), "end": max(r["end"] for r in g), "bits": sum(r["bits"] for r in g),
+              "token": "".join(r["token"] for r in g), "tokens": len(g)} for g in groups if g]
+    return sorted(chips, key=lambda c: c["start"])
+
+
+def surprisal_html(text: str, records: list[dict], lang: str, unit: str = "bits", runs: list[dict] | None = None,
+                   joined: str = "{n} tokens, summed") -> str:
+    """The text with each scored token's characters shaded by its surprisal; all text escaped. With runs
+    (lab.text.readable over the evaluated ids), a character split across tokens is one chip (class ppl-joined,
+    dotted underline) shaded by its pieces' summed bits, `joined` ({n}: how many) in its title."""
     parts, at = [], 0
-    for r in sorted(records, key=lambda r: r["start"]):
-        if r["start"] < at or r["end"] <= r["start"]:
+    for c in surprisal_chips(records, runs):
+        if c["start"] < at or c["end"] <= c["start"]:
             continue
-        parts.append(html.escape(text[at:r["start"]]))
-        tip = html.escape(f"{r['token']!r}: {number(r['bits'], lang)} {unit}", quote=True)
-        parts.append(f'<span title="{tip}" style="background:{_colour(r["bits"])};border-radius:3px">'
-                     f'{html.escape(text[r["start"]:r["end"]])}</span>')
-        at = r["end"]
+        parts.append(html.escape(text[at:c["start"]]))
+        shown = repr(text[c["start"]:c["end"]]) if c["tokens"] > 1 else repr(c["token"])
+        tip = f"{shown}: {number(c['bits'], lang)} {unit}" + (f" ({joined.format(n=c['tokens'])})" if c["tokens"] > 1
+                                                             else "")
+        cls, extra = ("ppl-tok ppl-joined", "text-decoration:underline dotted;") if c["tokens"] > 1 else ("ppl-tok", "")
+        parts.append(f'<span class="{cls}" title="{html.escape(tip, quote=True)}" style="background:'
+                     f'{_colour(c["bits"])};{extra}border-radius:3px">{html.escape(text[c["start"]:c["end"]])}</span>')
+        at = c["end"]
     parts.append(html.escape(text[at:]))
     return f'<div class="surprisal" style="line-height:1.9;white-space:pre-wrap">{"".join(parts)}</div>'
 

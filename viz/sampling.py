@@ -7,6 +7,7 @@ Pure builders: records from lab.sampling in, an Altair chart or an HTML-escaped 
 from __future__ import annotations
 
 import html
+import math
 
 import altair as alt
 import pandas as pd
@@ -103,14 +104,30 @@ def one_line_html(text: str) -> str:
             .replace(":", "&#58;"))
 
 
-def coloured_tokens(tokens: list[dict], prompt: str = "", cursor: bool = False, lang: str = "en") -> str:
-    """The prompt (plain grey) then each token (dicts with token, p) on a background by its p; escaped HTML
-    on one line (st.markdown shows it: see one_line_html)."""
+def coloured_tokens(tokens: list[dict], prompt: str = "", cursor: bool = False, lang: str = "en",
+                    runs: list[dict] | None = None, joined: str = "{n} tokens make this text") -> str:
+    """The prompt (plain grey) then the generated text on a background by probability; escaped HTML on one line
+    (st.markdown shows it: see one_line_html).
+
+    tokens: dicts with token, p. runs: lab.text.readable's runs over the tokens' ids, so that tokens which
+    together make one character read as that character: one chip for the pieces (class samp-joined, a dotted
+    underline, data-tokens = how many, `joined` with {n} in its title), coloured by the product of their
+    probabilities (the chance of drawing them all). Without runs, one chip per token, as the token's own text.
+    """
+    runs = runs or [{"text": t["token"], "start": i, "stop": i + 1, "joined": False} for i, t in enumerate(tokens)]
     spans = [f'<span style="color:#64748b;white-space:pre-wrap">{one_line_html(prompt)}</span>'] if prompt else []
-    for i, t in enumerate(tokens):
-        p = written(f"{t['p']:.4f}", lang)
-        spans.append(f'<span class="samp-tok" title="{i + 1} · p = {p}" style="background:{colour(t["p"])};'
-                     f'white-space:pre-wrap;border-radius:3px">{one_line_html(t["token"])}</span>')
+    for run in runs:
+        pieces = tokens[run["start"]:run["stop"]]
+        p = math.prod(t["p"] for t in pieces)
+        where = f"{run['start'] + 1}" if len(pieces) == 1 else f"{run['start'] + 1}–{run['stop']}"
+        tip = f"{where} · p = " + " × ".join(written(f"{t['p']:.4f}", lang) for t in pieces)
+        cls, extra = "samp-tok", ""
+        if len(pieces) > 1:
+            cls, extra = "samp-tok samp-joined", "text-decoration:underline dotted;"
+            tip += " · " + joined.format(n=len(pieces))
+        spans.append(f'<span class="{cls}" data-tokens="{len(pieces)}" title="{html.escape(tip, quote=True)}" '
+                     f'style="background:{colour(p)};{extra}white-space:pre-wrap;border-radius:3px">'
+                     f'{one_line_html(run["text"])}</span>')
     if cursor:
         spans.append('<span style="color:#94a3b8">▍</span>')
     return f'<div class="samp-text" style="line-height:1.9;font-size:1.05em">{"".join(spans)}</div>'

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from lab import hosting, perplexity, registry
 from lab.model_cache import ModelTooLarge
 from lab.models import ModelUnavailable
-from lab.text import encode
+from lab.text import encode, readable
 from ui import messages
 from ui.i18n import lang, num, t
 from ui.model_loader import load_named
@@ -75,8 +75,9 @@ def evaluate(name: str, text: str, fraction: float, progress_bar: Callable) -> d
         return {"model": name, "error": messages.text(e)}
     result["params"] = registry.info(name).params if name in registry.REGISTRY else None
     result["non_embedding"] = perplexity.non_embedding_params(loaded.model)
+    ids = encode(loaded.tokenizer, text)
+    result["runs"] = readable(loaded.tokenizer, ids)  # the surprisal view reads split characters whole
     if name.startswith("course-gpt2"):  # the course tokenizer: the unigram baseline applies
-        ids = encode(loaded.tokenizer, text)
         unigram = perplexity.unigram_nll(ids, [r["position"] for r in result["surprisal"]])
         if unigram is not None:
             result["unigram_nll"] = unigram

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import streamlit as st
 
 from lab import sampling
-from lab.text import token_texts
+from lab.text import readable, token_texts
 from ui.i18n import t
 from ui.model_loader import get_model
 from viz import sampling as viz
@@ -41,7 +41,12 @@ def generation(model_name: str, prompt: str, s: Settings) -> dict:
     m = get_model(model_name)
     out = sampling.sample(m.model, m.tokenizer, prompt, s.n, s.temperature, s.top_k, s.top_p, s.seed)
     return {"ids": out["ids"], "tokens": out["tokens"], "steps": [finish_step(x, m.tokenizer) for x in out["steps"]],
-            "done": True, "stopped": False}
+            "runs": runs(m.tokenizer, out["tokens"]), "done": True, "stopped": False}
+
+
+def runs(tokenizer, tokens: list[dict]) -> list[dict]:
+    """lab.text.readable over generated tokens: the runs that make whole characters (one chip each on the page)."""
+    return readable(tokenizer, [x["id"] for x in tokens])
 
 
 def names() -> dict:
@@ -55,9 +60,14 @@ def names() -> dict:
             "top_p_line": "top-p"}
 
 
-def pick_label(result: dict):
-    """format_func for the token picker: position and the token's visible text."""
-    return lambda i: f"{i + 1} {viz.visible(result['tokens'][i]['token'])}"
+def pick_label(result: dict, tokenizer):
+    """format_func for the token picker: position and the token's visible text, a piece of a character split
+    across tokens as that character and its part ("ã ·1/2")."""
+    texts = []
+    for run in readable(tokenizer, [x["id"] for x in result["tokens"]]):
+        n = run["stop"] - run["start"]
+        texts += [viz.visible(run["text"]) + (f" ·{k + 1}/{n}" if n > 1 else "") for k in range(n)]
+    return lambda i: f"{i + 1} {texts[i]}"
 
 
 def variety(results: list[dict]) -> str:

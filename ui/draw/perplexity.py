@@ -89,9 +89,13 @@ def surprisal(text: str, results: list[dict]) -> None:
     st.subheader(t("Which tokens surprised which model", "Quais tokens surpreenderam qual modelo"))
     by_name = {r["model"]: r for r in results}
     one = widgets.Choice("ppl_strip", t("Model", "Modelo"), by_name, results[-1]["model"]).draw()
-    st.caption(t("Darker red: more bits of surprise. Hover a token for its value.",
-                 "Vermelho mais escuro: mais bits de surpresa. Passe o mouse num token para ver o valor."))
-    st.html(viz.surprisal_html(text, by_name[one]["surprisal"], lang()))
+    st.caption(t("Darker red: more bits of surprise. Hover a token for its value. A character the tokenizer split "
+                 "into several tokens (dotted underline) is shown whole, with the sum of its pieces' bits.",
+                 "Vermelho mais escuro: mais bits de surpresa. Passe o mouse num token para ver o valor. Um caractere "
+                 "que o tokenizador dividiu em vários tokens (sublinhado pontilhado) aparece inteiro, com a soma dos "
+                 "bits das partes."))
+    st.html(viz.surprisal_html(text, by_name[one]["surprisal"], lang(), runs=by_name[one].get("runs"),
+                               joined=t("{n} tokens, summed", "{n} tokens, somados")))
     if len(results) < 2:
         return
     c1, c2 = presentation.stacking("surprisal").columns(2)

@@ -59,6 +59,12 @@ def settings(room: int) -> Settings:
     return Settings(temperature, top_k, top_p, int(seed), int(n))
 
 
+def text(tokens: list[dict], runs: list[dict], prompt: str = "", cursor: bool = False) -> str:
+    """Generated text as HTML (viz.sampling.coloured_tokens): characters split across tokens read whole."""
+    return viz.coloured_tokens(tokens, prompt, cursor, lang(), runs,
+                               t("{n} tokens make this text", "{n} tokens formam este texto"))
+
+
 def stream(m, prompt: str, ids: list[int], s: Settings, box) -> dict:
     """The main generation, drawn into the placeholder `box` token by token, kept in session state.
 
@@ -73,19 +79,21 @@ def stream(m, prompt: str, ids: list[int], s: Settings, box) -> dict:
     if found is not None and (found["done"] or st.session_state.get("samp_stop")):
         found["stopped"] = found["stopped"] or not found["done"]
         found["done"] = True
-        box.markdown(viz.coloured_tokens(found["tokens"], prompt, lang=lang()), unsafe_allow_html=True)
+        found["runs"] = cached.runs(m.tokenizer, found["tokens"])
+        box.markdown(text(found["tokens"], found["runs"], prompt), unsafe_allow_html=True)
         return found
-    result = {"ids": ids, "tokens": [], "steps": [], "done": False, "stopped": False}
+    result = {"ids": ids, "tokens": [], "steps": [], "runs": [], "done": False, "stopped": False}
     store[key] = result
     for old in list(store)[:-KEEP]:
         del store[old]
-    box.markdown(viz.coloured_tokens([], prompt, cursor=True, lang=lang()), unsafe_allow_html=True)
+    box.markdown(text([], [], prompt, cursor=True), unsafe_allow_html=True)
     for step in sampling.steps(m.model, ids, s.n, s.temperature, s.top_k, s.top_p, s.seed):
         result["steps"].append(cached.finish_step(step, m.tokenizer))
         result["tokens"].append({"id": step["id"], "token": token_texts(m.tokenizer, [step["id"]])[0], "p": step["p"]})
-        box.markdown(viz.coloured_tokens(result["tokens"], prompt, cursor=True, lang=lang()), unsafe_allow_html=True)
+        result["runs"] = cached.runs(m.tokenizer, result["tokens"])
+        box.markdown(text(result["tokens"], result["runs"], prompt, cursor=True), unsafe_allow_html=True)
     result["done"] = True
-    box.markdown(viz.coloured_tokens(result["tokens"], prompt, lang=lang()), unsafe_allow_html=True)
+    box.markdown(text(result["tokens"], result["runs"], prompt), unsafe_allow_html=True)
     return result
 
 
