@@ -24,10 +24,11 @@ w = draw.inputs()  # every input bound before the preset box: its callback fills
 w["an_preset"].draw()
 cols = st.columns(4)
 a, b, c, expected = (w[key].draw(col) for col, key in zip(cols, ("an_a", "an_b", "an_c", "an_expected"), strict=True))
-o1, o2 = st.columns(2)
-method, k = w["an_method"].draw(o1), w["an_k"].draw(o2)
-exclude, rare, space, mean = (w[key].draw(col) for col, key in zip(
-    st.columns(4), ("an_exclude", "an_rare", "an_space", "an_mean"), strict=True))
+with presentation.options():  # folded away on a projector
+    o1, o2 = st.columns(2)
+    method, k = w["an_method"].draw(o1), w["an_k"].draw(o2)
+    exclude, rare, space, mean = (w[key].draw(col) for col, key in zip(
+        st.columns(4), ("an_exclude", "an_rare", "an_space", "an_mean"), strict=True))
 try:
     query = cached.analogy_query(m.name, a, b, c, method, space, mean)
 except EmbeddingError as e:
@@ -37,7 +38,8 @@ if query is not None:
     v = cached.view(m.name, query, k, exclude, expected, space, rare)
     if note := cached.left_out_text(v["left_out"], m.name):
         st.caption(note)
-    st.dataframe(cached.tokens_table(query), hide_index=True)
+    if presentation.shown():
+        st.dataframe(cached.tokens_table(query), hide_index=True)
     if any(len(ids) > 1 for ids in query["tokens"]):
         st.info(t("Approximation: a word of several tokens above stands for the mean of its pieces.",
                   "Aproximação: uma palavra de vários tokens acima vale pela média dos seus pedaços."))
@@ -48,7 +50,7 @@ if query is not None:
               cached.rank_text(exp.get("rank")))
     m3.metric(t("Expected word's rank, inputs included", "Posição da esperada, com as de entrada"),
               cached.rank_text(exp.get("rank_all")))
-    draw.expected_note(m.name, v["expected"])
+    notes = st.container() if presentation.shown() else None  # on a projector: under the charts
     names = cached.chart_names()
     left, right = presentation.stacking("analogy").columns([2, 3])
     best = viz.scores_chart(v["results"], t("Best answers", "Melhores respostas"), names,
@@ -61,6 +63,8 @@ if query is not None:
                     "directions (cosines), so the best answer need not be the nearest dot.",
                     "a − b + c aparece como a própria soma, para o paralelogramo fechar; as pontuações comparam "
                     "direções (cossenos), então a melhor resposta não precisa ser o ponto mais próximo."))
+    with notes or st.container():
+        draw.expected_note(m.name, v["expected"])
 
 st.header(t("Nearest neighbours", "Vizinhos mais próximos"))
 n1, n2 = st.columns([3, 2])

@@ -22,6 +22,8 @@ LAYOUT_CSS = f"""<style>
 }}
 </style>"""
 
+# the two-column block a stacking container holds; columns nested inside its columns (layer | head) stay side by side
+OUTER = '[data-testid="stHorizontalBlock"]:not([data-testid="stColumn"] [data-testid="stHorizontalBlock"])'
 PRESENT_CSS = f"""<style>
 .stApp [data-testid="stMainBlockContainer"] {{ max-width: 100%; padding-left: 2rem; padding-right: 2rem; }}
 .stApp [data-testid="stMarkdownContainer"] p, .stApp [data-testid="stMarkdownContainer"] li {{ font-size: 1.3rem; }}
@@ -33,15 +35,19 @@ PRESENT_CSS = f"""<style>
 .stApp [data-testid="stMainBlockContainer"] {{ padding-top: 3.5rem; }}
 .stApp [data-testid="stMetricValue"], .stApp [data-testid="stMetricValue"] p {{ font-size: 3.2rem; line-height: 1.25; }}
 .stApp [data-testid="stMetricLabel"] p {{ font-size: 1.2rem; }}
+/* larger labels wrap instead of being cut with an ellipsis */
+.stApp [data-testid="stMetricLabel"] p, .stApp [data-testid="stWidgetLabel"] p {{
+  white-space: normal; overflow: visible; text-overflow: clip; }}
+.stApp [data-testid="stMetricLabel"] .stMarkdownEllipsis, .stApp [data-testid="stWidgetLabel"] .stMarkdownEllipsis {{
+  white-space: normal; overflow: visible; }}
 .stApp [data-testid="stMain"] textarea, .stApp [data-testid="stMain"] input {{ font-size: 1.3rem; }}
 .stApp [data-testid="stMain"] [data-baseweb="select"] div {{ font-size: 1.2rem; }}
 .stApp [data-testid="stSliderThumbValue"] {{ transform: translateY(-0.45rem); }}
 .stApp [data-testid="stSliderThumbValue"] p {{ font-size: 1.3rem; line-height: 1.2; }}
 .stApp [data-testid="stSliderTickBar"] p {{ font-size: 1.1rem; }}
 /* in presentation mode every marked two-column block stacks, so charts get the whole width */
-[class*="st-key-{STACK_CLASS}"] [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]) {{
-    flex-direction: column; }}
-[class*="st-key-{STACK_CLASS}"] [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {{
+[class*="st-key-{STACK_CLASS}"] {OUTER}:has(> [data-testid="stColumn"]) {{ flex-direction: column; }}
+[class*="st-key-{STACK_CLASS}"] {OUTER} > [data-testid="stColumn"] {{
   width: 100% !important; flex: 1 1 100% !important; min-width: 100% !important; }}
 </style>"""
 
@@ -79,6 +85,17 @@ def explain(text: str, caption: bool = False) -> None:
     """An explanation (already in the reader's language, through t): written, except in presentation mode."""
     if not on():
         (st.caption if caption else st.write)(text)
+
+
+def options():
+    """Where a page draws its secondary inputs: in place, or in presentation mode folded into an "Options"
+    expander, so the page's main chart reaches the first screen of a projector."""
+    return st.expander(t("Options", "Opções")) if on() else st.container()
+
+
+def shown() -> bool:
+    """Whether a detail that presentation mode leaves out (a table of the inputs' tokens) is drawn."""
+    return not on()
 
 
 def stacking(name: str):
