@@ -58,5 +58,5 @@ if not results:
 headers = cached.headers()
 draw.table(results, labels, headers)
 draw.scale(results)
-draw.surprisal(text, results)
+draw.surprisal(text, results, fraction)
 draw.published(headers["model"])

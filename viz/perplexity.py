@@ -54,8 +54,8 @@ def bits_chart(frame: pd.DataFrame, title: str, y_title: str, legend: dict[str, 
     )
     bars = base.mark_bar().encode(color=alt.Color("kind_label:N", title=None, legend=alt.Legend(orient="bottom")))
     text = base.mark_text(align="left", dx=4).encode(text=alt.Text("bits_per_byte:Q", format=".2f"))
-    chart = (bars + text).properties(height=alt.Step(34),
-                                     title=alt.TitleParams(title, anchor="start", offset=12, frame="group"))
+    chart = (bars + text).properties(height=alt.Step(34), padding={"top": 8, "left": 5, "right": 5, "bottom": 5},
+                                     title=alt.TitleParams(title, anchor="start", offset=12, frame="bounds"))
     return localized(chart, lang)
 
 
@@ -85,10 +85,26 @@ def scale_chart(df: pd.DataFrame, title: str, x_title: str, y_title: str, unigra
     return localized((line + labels + rule + rule_text).properties(height=320), lang)
 
 
-def _colour(bits: float) -> str:
-    """White (no surprise) to red (SURPRISE_MAX_BITS or more)."""
-    a = min(max(bits, 0.0) / SURPRISE_MAX_BITS, 1.0)
-    return f"rgba(220, 38, 38, {a:.2f})"
+SHADES = 20  # the views' shades: one CSS class per step of 1/20 (a class per chip instead of an inline style)
+
+
+def _shade(x: float) -> int:
+    """0 .. SHADES for x in [0, 1]."""
+    return round(min(max(x, 0.0), 1.0) * SHADES)
+
+
+def view_css() -> str:
+    """The two views' stylesheet (st.html it once per page): their shades as classes, so that each of the
+    thousands of chips carries a short class rather than an inline style (less HTML to send, sanitise and style).
+    s<k>: surprisal, red at k / SHADES; g<k> / r<k>: the comparison, green or red."""
+    rules = [".surprisal span, .surprisal-compare span {border-radius:3px}",
+             ".ppl-joined {text-decoration:underline dotted}"]
+    for k in range(SHADES + 1):
+        a = k / SHADES
+        red = f"{{background:rgba(220, 38, 38, {a:.2f})}}"
+        rules += [f".surprisal .s{k} {red}", f".surprisal-compare .r{k} {red}",
+                  f".surprisal-compare .g{k} {{background:rgba(22, 163, 74, {a:.2f})}}"]
+    return "<style>" + "\n".join(rules) + "</style>"
 
 
 def surprisal_chips(records: list[dict], runs: list[dict] | None = None) -> list[dict]:
@@ -105,7 +121,8 @@ def surprisal_chips(records: list[dict], runs: list[dict] | None = None) -> list
 
 def surprisal_html(text: str, records: list[dict], lang: str, unit: str = "bits", runs: list[dict] | None = None,
                    joined: str = "{n} tokens, summed") -> str:
-    """The text with each scored token's characters shaded by its surprisal; all text escaped. With runs
+    """The text with each scored token's characters shaded by its surprisal (view_css's classes); all text escaped.
+    With runs
     (lab.text.readable over the evaluated ids), a character split across tokens is one chip (class ppl-joined,
     dotted underline) shaded by its pieces' summed bits, `joined` ({n}: how many) in its title."""
     parts, at = [], 0
@@ -116,9 +133,9 @@ def surprisal_html(text: str, records: list[dict], lang: str, unit: str = "bits"
         shown = repr(text[c["start"]:c["end"]]) if c["tokens"] > 1 else repr(c["token"])
         tip = f"{shown}: {number(c['bits'], lang)} {unit}" + (f" ({joined.format(n=c['tokens'])})" if c["tokens"] > 1
                                                              else "")
-        cls, extra = ("ppl-tok ppl-joined", "text-decoration:underline dotted;") if c["tokens"] > 1 else ("ppl-tok", "")
-        parts.append(f'<span class="{cls}" title="{html.escape(tip, quote=True)}" style="background:'
-                     f'{_colour(c["bits"])};{extra}border-radius:3px">{html.escape(text[c["start"]:c["end"]])}</span>')
+        cls = f"s{_shade(c['bits'] / SURPRISE_MAX_BITS)}" + (" ppl-joined" if c["tokens"] > 1 else "")
+        parts.append(f'<span class="{cls}" title="{html.escape(tip, quote=True)}">'
+                     f'{html.escape(text[c["start"]:c["end"]])}</span>')
         at = c["end"]
     parts.append(html.escape(text[at:]))
     return f'<div class="surprisal" style="line-height:1.9;white-space:pre-wrap">{"".join(parts)}</div>'
@@ -139,15 +156,14 @@ def words_compare(text: str, a: np.ndarray, b: np.ndarray) -> pd.DataFrame:
 
 
 def compare_html(text: str, words: pd.DataFrame, lang: str, names: tuple[str, str]) -> str:
-    """The text with each word shaded by where model a was more (red) or less (green) surprised than b."""
+    """The text with each word shaded by where model a was more (red) or less (green) surprised than b (view_css's
+    classes)."""
     parts, at = [], 0
     for w in words.itertuples():
         parts.append(html.escape(text[at:w.start]))
-        a = min(abs(w.diff) / 8.0, 1.0)
-        colour = f"rgba(220, 38, 38, {a:.2f})" if w.diff > 0 else f"rgba(22, 163, 74, {a:.2f})"
+        cls = f"{'r' if w.diff > 0 else 'g'}{_shade(abs(w.diff) / 8.0)}"
         tip = html.escape(f"{names[0]}: {number(w.a, lang)} · {names[1]}: {number(w.b, lang)} bits", quote=True)
-        parts.append(f'<span title="{tip}" style="background:{colour};border-radius:3px">'
-                     f"{html.escape(w.word)}</span>")
+        parts.append(f'<span class="{cls}" title="{tip}">{html.escape(w.word)}</span>')
         at = w.start + len(w.word)
     parts.append(html.escape(text[at:]))
     return f'<div class="surprisal-compare" style="line-height:1.9;white-space:pre-wrap">{"".join(parts)}</div>'

@@ -14,6 +14,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
+import streamlit as st
+
 from lab import hosting, perplexity, registry
 from lab.model_cache import ModelTooLarge
 from lab.models import ModelUnavailable
@@ -21,6 +23,7 @@ from lab.text import encode, readable
 from ui import messages
 from ui.i18n import lang, num, t
 from ui.model_loader import load_named
+from viz import perplexity as viz
 
 MAX_RESULTS = 256
 STRIDES = (0.125, 0.25, 0.5, 1.0)  # fractions of each model's context; the guide's default is 1/2
@@ -85,6 +88,24 @@ def evaluate(name: str, text: str, fraction: float, progress_bar: Callable) -> d
     bar.empty()
     _store(name, text, fraction, result)
     return result
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def strip_html(name: str, text: str, fraction: float, language: str) -> str:
+    """The surprisal strip of one evaluated model (viz.perplexity.surprisal_html), made once per model, text,
+    stride and language (keyed by those, never by the result's thousands of records)."""
+    r = cached(name, text, fraction)
+    return viz.surprisal_html(text, r["surprisal"], language, runs=r.get("runs"),
+                              joined=t("{n} tokens, summed", "{n} tokens, somados"))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def compare_html(a: str, b: str, text: str, fraction: float, language: str) -> str:
+    """Two evaluated models word by word (viz.perplexity.compare_html), made once per pair, text, stride, language."""
+    n = len(text)
+    words = viz.words_compare(text, perplexity.by_character(cached(a, text, fraction)["surprisal"], n),
+                              perplexity.by_character(cached(b, text, fraction)["surprisal"], n))
+    return viz.compare_html(text, words, language, (a, b))
 
 
 def texts() -> tuple[dict[str, str], dict[str, str]]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab import perplexity
 from ui import exports, presentation, widgets
 from ui.cached import perplexity as cached
 from ui.i18n import lang, num, t
@@ -83,9 +82,9 @@ def scale(results: list[dict]) -> None:
         t("unigram baseline", "linha de base unigrama"), lang()))
 
 
-def surprisal(text: str, results: list[dict]) -> None:
+def surprisal(text: str, results: list[dict], fraction: float) -> None:
     """Which tokens surprised which model: one model's strip (ppl_strip), and two models word by word (ppl_a,
-    ppl_b) when there are two."""
+    ppl_b) when there are two; both views made once per (models, text, stride, language) by ui.cached."""
     st.subheader(t("Which tokens surprised which model", "Quais tokens surpreenderam qual modelo"))
     by_name = {r["model"]: r for r in results}
     one = widgets.Choice("ppl_strip", t("Model", "Modelo"), by_name, results[-1]["model"]).draw()
@@ -94,8 +93,8 @@ def surprisal(text: str, results: list[dict]) -> None:
                  "Vermelho mais escuro: mais bits de surpresa. Passe o mouse num token para ver o valor. Um caractere "
                  "que o tokenizador dividiu em vários tokens (sublinhado pontilhado) aparece inteiro, com a soma dos "
                  "bits das partes."))
-    st.html(viz.surprisal_html(text, by_name[one]["surprisal"], lang(), runs=by_name[one].get("runs"),
-                               joined=t("{n} tokens, summed", "{n} tokens, somados")))
+    st.html(viz.view_css())  # the views' shades, once
+    st.html(cached.strip_html(one, text, fraction, lang()))
     if len(results) < 2:
         return
     c1, c2 = presentation.stacking("surprisal").columns(2)
@@ -103,12 +102,10 @@ def surprisal(text: str, results: list[dict]) -> None:
     pick_b = widgets.Choice("ppl_b", t("Model B", "Modelo B"), by_name, results[0]["model"])
     widgets.bind_all(pick_a, pick_b)  # both bound, then both drawn, as before
     a, b = pick_a.draw(c1), pick_b.draw(c2)
-    words = viz.words_compare(text, perplexity.by_character(by_name[a]["surprisal"], len(text)),
-                              perplexity.by_character(by_name[b]["surprisal"], len(text)))
     st.caption(t(f"Per word, aligned by characters: green where {a} was less surprised than {b}, red where more.",
                  f"Por palavra, alinhado pelos caracteres: verde onde {a} se surpreendeu menos que {b}, "
                  "vermelho onde mais."))
-    st.html(viz.compare_html(text, words, lang(), (a, b)))
+    st.html(cached.compare_html(a, b, text, fraction, lang()))
 
 
 def published(model_header: str) -> None:
