@@ -27,6 +27,7 @@ OUTER = '[data-testid="stHorizontalBlock"]:not([data-testid="stColumn"] [data-te
 PRESENT_CSS = f"""<style>
 .stApp [data-testid="stMainBlockContainer"] {{ max-width: 100%; padding-left: 2rem; padding-right: 2rem; }}
 .stApp [data-testid="stMarkdownContainer"] p, .stApp [data-testid="stMarkdownContainer"] li {{ font-size: 1.3rem; }}
+.stApp [data-testid="stMain"] [data-testid="stMarkdownContainer"] {{ font-size: 1.3rem; }}  /* HTML views sized in em */
 .stApp h1 {{ font-size: 2.8rem; }}
 .stApp h2, .stApp h3 {{ font-size: 2rem; }}
 .stApp [data-testid="stWidgetLabel"] p {{ font-size: 1.15rem; }}

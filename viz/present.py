@@ -14,7 +14,7 @@ FACTOR = 1.35  # how much larger a chart's own sizes are on a projector
 # Vega-Lite config for the fonts a chart leaves to Vega: axes, legends, titles, facet headers, text marks.
 FONTS = {"axis": {"labelFontSize": 15, "titleFontSize": 17},
          "legend": {"labelFontSize": 15, "titleFontSize": 16},
-         "title": {"fontSize": 20}, "header": {"labelFontSize": 15, "titleFontSize": 17},
+         "title": {"fontSize": 20, "subtitleFontSize": 16}, "header": {"labelFontSize": 15, "titleFontSize": 17},
          "text": {"fontSize": 15}}
 MARK_SIZES = ("fontSize", "dx", "dy", "size", "strokeWidth")  # a mark's own lengths (size: a point's area: squared)
 NESTED = ("layer", "hconcat", "vconcat", "concat")

@@ -1,0 +1,65 @@
+"""Presentation mode in a real Chromium at 1280 x 720 (issue 21, part 3), by computed sizes: headline numbers,
+what the reader types, slider values and chart text are larger than in normal mode, a slider's value clears its
+handle, and each page's main view starts on the first screen (at least MIN_VISIBLE pixels of it shown)."""
+
+import time
+
+import pytest
+
+from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+
+SCREEN = (1280, 720)
+MIN_VISIBLE = 150  # pixels of the main view on the first screen, at least
+CHART = '[data-testid="stVegaLiteChart"]'
+MAIN = {"tokens": '[data-testid="stTable"]', "analogies": CHART, "attention": CHART, "causal_mask": CHART,
+        "logit_lens": CHART, "perplexity": '[data-testid="stDataFrame"]', "sampling": ".samp-text"}
+TEXT = {"tokens": '[data-testid="stTable"] td', "sampling": ".samp-text"}  # main views that are text, not charts
+MEASURE = r"""([main, text]) => {
+  const px = (sel) => {
+    const e = sel && document.querySelector(sel);
+    return e ? parseFloat(getComputedStyle(e).fontSize) : null; };
+  const texts = [...document.querySelectorAll('[data-testid="stVegaLiteChart"] svg text')]
+    .map(e => parseFloat(getComputedStyle(e).fontSize)).sort((a, b) => a - b);
+  const thumb = document.querySelector('[data-testid="stSliderThumbValue"]');
+  const handle = thumb && thumb.parentElement.getBoundingClientRect();
+  const m = [...document.querySelectorAll(main)].find(e => e.getBoundingClientRect().height > 0);
+  return {metric: px('[data-testid="stMetricValue"] p'),
+          box: px('[data-testid="stMain"] textarea, [data-testid="stMain"] input[type="text"]'),
+          thumb: px('[data-testid="stSliderThumbValue"] p'), chart_text: texts.length ? texts[texts.length >> 1] : null,
+          chart_text_min: texts.length ? texts[0] : null,
+          thumb_clear: thumb ? thumb.getBoundingClientRect().bottom <= handle.top + 1 : null,
+          main_top: m ? m.getBoundingClientRect().top + window.scrollY : null, main_font: px(text)};
+}"""
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    require_browser()
+    with streamlit_server(env={"HF_HUB_OFFLINE": "1"}) as url:
+        yield url
+
+
+def sizes(browser, url: str, page_name: str, present: bool) -> dict:
+    page = new_page(browser, *SCREEN)
+    page.goto(f"{url}/{page_name}?present={int(present)}")
+    page.wait_for_function("(s) => [...document.querySelectorAll(s)].some(e => e.getBoundingClientRect().height > 0)",
+                           arg=MAIN[page_name], timeout=90_000)
+    wait_idle(page)
+    time.sleep(1.5)  # charts finish drawing their SVG
+    wait_idle(page)
+    out = page.evaluate(MEASURE, [MAIN[page_name], TEXT.get(page_name)])
+    page.close()
+    return out
+
+
+@pytest.mark.parametrize("page_name", list(MAIN))
+def test_presentation_mode_is_larger_and_the_main_view_is_on_the_first_screen(app_url, page_name):
+    with chromium() as browser:
+        normal, present = (sizes(browser, app_url, page_name, mode) for mode in (False, True))
+    print(page_name, "normal", normal, "present", present)  # the figures, for the record
+    for what in ("metric", "box", "thumb", "chart_text", "chart_text_min", "main_font"):
+        assert (normal[what] is None) == (present[what] is None), what
+        if normal[what] is not None:
+            assert present[what] > normal[what], (what, normal[what], present[what])
+    assert present["thumb_clear"] in (True, None), "a slider's value covers its handle"
+    assert present["main_top"] is not None and present["main_top"] <= SCREEN[1] - MIN_VISIBLE, present
