@@ -246,3 +246,21 @@ def test_generated_portuguese_reads_as_text_and_the_inspector_keeps_the_bytes(fr
     assert drawn == f"\\x{first_byte:02x}"  # the token alone is one byte of a character
     labels = chart_column(at, "token")  # the candidates, each its own subject: a lone byte as its escape
     assert any(label.endswith(f" \\x{first_byte:02x}") for label in labels)
+
+
+def test_a_seed_click_regenerates_only_what_the_seed_draws(course_standins, forwards):
+    """Greedy never draws: comparison B (greedy by default) is not generated again when the seed changes, and a
+    greedy stream is shown again without a forward pass; a sampled text is drawn anew (issue 21, 5)."""
+    at = open_page()
+    n = at.session_state["samp_n"]
+    assert forwards["n"] == 2 * n  # the stream and B: the counter is live
+    at.number_input(key="samp_seed").set_value(1).run()
+    assert not at.exception and forwards["n"] == 3 * n  # the stream only: B is the same greedy text
+    at.slider(key="samp_temperature").set_value(0.0).run()  # a greedy stream: n passes once
+    greedy = streamed(at)
+    passes = forwards["n"]
+    assert passes == 4 * n
+    at.number_input(key="samp_seed").set_value(2).run()
+    assert streamed(at) == greedy and forwards["n"] == passes
+    at.radio(key="samp_compare").set_value("seeds").run()  # five greedy "seeds": one text, generated once
+    assert forwards["n"] == passes + n and any("1 different texts out of 5" in c.value for c in at.caption)

@@ -29,15 +29,27 @@ class Settings(NamedTuple):
     n: int
 
 
+def drawn_by(s: Settings) -> Settings:
+    """The settings that decide the text: greedy (temperature 0) never draws, so its seed is set to 0 there and
+    a greedy text is generated once whatever the seed (a seed click leaves comparison B, greedy by default, as
+    it was, and a greedy stream is shown again without a forward pass)."""
+    return s._replace(seed=0) if s.temperature == 0 else s
+
+
 def finish_step(step: dict, tokenizer) -> dict:
     """A step as the page keeps it: candidate texts added."""
     step["texts"] = token_texts(tokenizer, step["candidates"]["id"])
     return step
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
 def generation(model_name: str, prompt: str, s: Settings) -> dict:
-    """A whole generation, not streamed (the comparisons): tokens and steps, as ui.draw.sampling.stream keeps them."""
+    """A whole generation, not streamed (the comparisons): tokens and steps, as ui.draw.sampling.stream keeps them.
+    Keyed by drawn_by(s) (one call per greedy text, whatever the seed)."""
+    return _generation(model_name, prompt, drawn_by(s))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _generation(model_name: str, prompt: str, s: Settings) -> dict:
     m = get_model(model_name)
     out = sampling.sample(m.model, m.tokenizer, prompt, s.n, s.temperature, s.top_k, s.top_p, s.seed)
     return {"ids": out["ids"], "tokens": out["tokens"], "steps": [finish_step(x, m.tokenizer) for x in out["steps"]],

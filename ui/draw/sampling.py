@@ -72,7 +72,7 @@ def stream(m, prompt: str, ids: list[int], s: Settings, box) -> dict:
     kept as stopped when the Stop button caused the rerun, and drawn again from the start otherwise.
     """
     store = st.session_state.setdefault(RESULTS, {})
-    key = (m.name, prompt, s)
+    key = (m.name, prompt, cached.drawn_by(s))  # a greedy text is the same for every seed
     found = store.pop(key, None)
     if found is not None:
         store[key] = found  # the newest again (least recently used results go first)
