@@ -51,3 +51,12 @@ def test_the_default_text_follows_and_stays_out_of_the_link(app_url):
         page.wait_for_function("() => document.querySelector('textarea').value.startsWith('O troféu')",
                                timeout=60_000)
         assert "text" not in page.url.split("?", 1)[1].replace("view=", "")
+
+
+def test_a_picker_kept_by_its_key_shows_its_portuguese_label(app_url):
+    with chromium() as browser:
+        page = switched(browser, app_url, "/tokens", '[data-testid="stTable"]')
+        picker = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').first
+        page.wait_for_function("(e) => e.querySelector('input').value.startsWith('O trecho')",
+                               arg=picker.element_handle(), timeout=60_000)
+        assert picker.locator("input").input_value() == "O trecho do troféu, do curso"
