@@ -42,3 +42,13 @@ def localized(chart, lang: str = "en"):
     if lang not in NUMBER_LOCALES or lang == "en":
         return chart  # Vega's default is English already: English specs stay as they were
     return chart.configure(locale={"number": NUMBER_LOCALES[lang]})
+
+
+MARKDOWN_ACTIVE = "\\`*_[]<>#!|~$"  # what Streamlit's Markdown would act on inside a sentence
+
+
+def markdown_literal(text: str) -> str:
+    """Text quoted inside Markdown (a caption, a notice) as it is: every character Markdown acts on escaped,
+    newlines as spaces, so a reader's or a model's text can never become a link, an image or a heading."""
+    out = "".join("\\" + c if c in MARKDOWN_ACTIVE else c for c in text)
+    return " ".join(out.splitlines())

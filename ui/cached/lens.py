@@ -15,6 +15,7 @@ from lab import lens
 from lab.text import encode, readable, token_texts
 from ui.i18n import lang, num, t
 from ui.model_loader import get_model
+from viz.format import markdown_literal
 from viz.lens import prob_text, shown
 
 TOP = 5  # guesses kept per cell: the grid's tooltip shows them all
@@ -55,8 +56,9 @@ def axis_labels(runs: list[dict]) -> list[str]:
 
 
 def hidden_text(runs: list[dict], lo: int, hi: int) -> str:
-    """The text of the tokens lo..hi-1, read as text: whole runs (a character split over the edge counts whole)."""
-    return "".join(r["text"] for r in runs if r["start"] < hi and r["stop"] > lo)
+    """The text of the tokens lo..hi-1, read as text: whole runs (a character split over the edge counts whole),
+    quoted for Markdown (viz.format.markdown_literal)."""
+    return markdown_literal("".join(r["text"] for r in runs if r["start"] < hi and r["stop"] > lo))
 
 
 def window_note(view: dict, start: int, stop: int) -> str | None:
