@@ -44,7 +44,7 @@ def test_sample_json_is_generate_with_the_same_seed(capsys, tiny_model_dirs):
     argv = ["sample", "--json", "--model", path, "--prompt", PROMPT, "--seed", "5", "--max-new-tokens", "8",
             "--temperature", "0.9", "--top-p", "0.9"]
     out = run_json(capsys, *argv)
-    assert set(out) == {"text", "tokens"} and set(out["tokens"][0]) == {"id", "token", "p"}
+    assert set(out) == {"text", "tokens", "runs"} and set(out["tokens"][0]) == {"id", "token", "p"}
     m = load(path)
     ids = m.tokenizer(PROMPT)["input_ids"]
     torch.manual_seed(5)
@@ -104,3 +104,25 @@ def test_gpt1_samples_without_a_cache(capsys, tiny_model_dirs):
     torch.manual_seed(2)
     ref = m.model.generate(torch.tensor([ids]), do_sample=True, max_new_tokens=5, top_k=0, pad_token_id=0)
     assert [t["id"] for t in out["tokens"]] == ref[0, len(ids):].tolist()
+
+
+def test_sample_json_runs_read_split_characters_whole(capsys):
+    """`runs` (added beside text and tokens): the shipped course-gpt2 on Portuguese, seed 0, splits "ã" and "õ"
+    into byte tokens; the runs' texts join to the tokenizer's own decode, the split ones marked joined."""
+    from transformers import AutoTokenizer
+
+    from lab import registry
+    from lab.sampling import PROMPTS
+
+    argv = ["sample", "--json", "--model", "course-gpt2", "--prompt", PROMPTS["pt"], "--seed", "0",
+            "--max-new-tokens", "32", "--temperature", "1", "--top-k", "50", "--top-p", "0.9"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    tok = AutoTokenizer.from_pretrained(registry.info("course-gpt2").path)
+    ids = [t["id"] for t in out["tokens"]]
+    assert "".join(r["text"] for r in out["runs"]) == tok.decode(ids) == out["text"]
+    joined = [r for r in out["runs"] if r["joined"]]
+    assert {"ã", "õ"} <= {r["text"] for r in joined}
+    assert all(r["stop"] - r["start"] == 2 and "\ufffd" in tok.decode([ids[r["start"]]]) for r in joined)
+    starts = [r["start"] for r in out["runs"]]
+    assert starts == sorted(set(starts)) and out["runs"][-1]["stop"] == len(ids) == 32

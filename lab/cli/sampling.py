@@ -7,15 +7,17 @@
 Filters as transformers' `generate` applies them: temperature (0 = greedy), then top-k (0 = off),
 then top-p (1 = off), over the whole vocabulary. `next` prints the N most probable raw candidates
 (`p_raw` at temperature 1, `p_filtered` after every filter, 0 when removed); `sample` prints the
-new text and each new token with the probability it had when drawn. The ids are exactly what the
-tokenizer gives; `text` is the continuation only (the prompt is not repeated).
+new text and each new token with the probability it had when drawn, and `runs` (lab.text.readable over
+the new ids: {text, start, stop, joined}, the chips the sampling page shows, a character split across
+byte tokens as one run). The ids are exactly what the tokenizer gives; `text` is the continuation only
+(the prompt is not repeated).
 """
 
 from __future__ import annotations
 
 from lab.cli import CliError, print_json, print_table, text_arg
 from lab.cli.common import add_model_argument, load_model_arg
-from lab.text import encode, token_texts
+from lab.text import encode, readable, token_texts
 
 
 def _number(value: str) -> float:
@@ -114,7 +116,8 @@ def run_sample(args) -> int:
     except sampling.SamplingError as e:
         raise CliError(str(e)) from None
     if args.json:
-        print_json({"text": out["text"], "tokens": out["tokens"]})
+        runs = readable(loaded.tokenizer, [t["id"] for t in out["tokens"]])
+        print_json({"text": out["text"], "tokens": out["tokens"], "runs": runs})
     else:
         print(out["text"])
         print_table(["token", "id", "p"], [[repr(t["token"]), t["id"], t["p"]] for t in out["tokens"]])
