@@ -22,7 +22,8 @@ presentation.explain(t(
 
 # Widgets: the text, the models, the stride.
 texts, names = cached.texts()
-source = widgets.Choice("ppl_source", t("Text", "Texto"), names, "unseen:en", format_func=names.get).draw()
+source = widgets.Choice("ppl_source", t("Text", "Texto"), names, t("unseen:en", "unseen:pt"),  # the reader's language
+                        format_func=names.get).draw()
 if source == "own":
     own = widgets.Text("ppl_text", t("Your text", "Seu texto"), texts["own"], cap=perplexity_cap, height=160).draw()
     text = draw.page_cut(own)
