@@ -74,8 +74,8 @@ def model_picker() -> None:
                "modelo pequeno do curso, que vem com o app. Para baixar outros antes da aula: "
                "`python -m lab prefetch NOME`."))
     url_state.put("model", choice)
-    st.caption(labels[choice])  # whole: the picker's box is narrower than most labels
     st.caption(budget_text(names))
+    st.caption(labels[choice])  # the chosen model whole: the picker's box is narrower than most labels
 
 
 def gigabytes(n: int) -> str:
