@@ -9,7 +9,9 @@ and answer every analogy at about the same score.
 Two sources, by what the model's directory holds:
 - "counts": `token_counts.npy` beside the weights (the course models): how many times the trainer
   drew each token id in its training windows, up to the step of the checkpoint shipped
-  (lab.course.train writes it; scripts/token_counts.py replays the shipped runs' batch sampler).
+  (lab.course.train writes it for every new run; the shipped files are estimates by
+  lab.course.train.estimate_counts, since the corpus rebuilt here is not byte-identical to the one the
+  shipped runs read, so their batch sampler cannot be replayed: docs/analogies.md).
   A token seen fewer than MIN_COUNT times is "rarely trained": on course-gpt2 the median norm of such
   rows stays above the median of all rows (1.43 for 300-999 times, 1.73-1.88 under 100, against
   1.36), and from 1,000 on it is at or below it (1.36 for 1,000-2,999, 1.05 past 100,000).
