@@ -48,7 +48,7 @@ def test_exports_give_an_svg_a_png_and_a_csv(app_url):
         png = Image.open(io.BytesIO(download(page, "PNG")))
         assert png.format == "PNG" and png.size[0] > 400
         csv = pd.read_csv(io.BytesIO(download(page, "CSV")), encoding="utf-8-sig")
-        assert list(csv.columns) == ["measure", "gpt2", "cl100k_base", "o200k_base"]
+        assert list(csv.columns) == ["measure", "gpt2", "cl100k_base", "o200k_base", "course"]
         assert csv["measure"].tolist()[0] == "tokens"
         assert page.locator('[data-testid="stException"]').count() == 0 and page.dialogs == []
 
