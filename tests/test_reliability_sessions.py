@@ -68,11 +68,12 @@ def sample_link(seed: int, s: tuple[float, int, float]) -> str:
 
 
 def alone_sample(seed: int, s: tuple[float, int, float]) -> list[str]:
-    """The new tokens the CLI draws for this seed and settings."""
+    """The new text the CLI draws for this seed and settings, as the page's chips show it: one per run of tokens
+    that makes whole characters (the CLI's "runs"; a character split into byte tokens is one chip)."""
     t, k, p = s
     out = cli("sample", "--model", DEFAULT_OFFLINE, "--prompt", PROMPTS["en"], "--seed", str(seed),
               "--max-new-tokens", str(N_NEW), "--temperature", str(t), "--top-k", str(k), "--top-p", str(p))
-    return [x["token"] for x in out["tokens"]]
+    return [r["text"] for r in out["runs"]]
 
 
 def alone_causal() -> list[str]:
@@ -139,7 +140,7 @@ def test_twenty_two_sessions_at_once_on_one_shared_model(tmp_path):
         [sys.executable, "-m", "lab", "sample", "--json", "--model", DEFAULT_OFFLINE, "--prompt", PROMPTS["en"],
          "--seed", str(SAMPLERS[0][0]), "--max-new-tokens", str(N_NEW), "--temperature", "0.7", "--top-k", "20",
          "--top-p", "0.9"], capture_output=True, text=True, cwd=ROOT, timeout=120, check=True)
-    assert [x["token"] for x in json.loads(shell.stdout)["tokens"]] == expected[0]
+    assert [r["text"] for r in json.loads(shell.stdout)["runs"]] == expected[0]
     expected_causal, expected_ppl = alone_causal(), alone_perplexity(tmp_path)
 
     loads = tmp_path / "loads.jsonl"
