@@ -78,15 +78,21 @@ def indicator(matrix, reference: list[int]) -> np.ndarray:
     """Land & Bartolo's E_out cosine to the reference mean with the first principal component removed, (V,).
 
     matrix (V, C): the unembedding rows. Higher = more like the rows that never saw training text.
+    Computed without copying the matrix (a hosted demo's GPT-2 has 50,257 x 768 of them): the principal
+    component from the (C, C) covariance, and each row's part along it taken out inside the dot products
+    (x' = x - (x.pc) pc, so x'.r = x.r for the reference mean r, itself without pc, and |x'|^2 = |x|^2 - (x.pc)^2).
     """
-    x = np.asarray(matrix, dtype=np.float64)
-    centred = x - x.mean(0)
-    _, vecs = np.linalg.eigh(centred.T @ centred)  # (C, C), ascending eigenvalues
-    pc = vecs[:, -1]  # the first principal component
-    x = x - np.outer(x @ pc, pc)  # each row without its component along pc
-    ref = x[reference].mean(0)
-    norms = np.linalg.norm(x, axis=1) * np.linalg.norm(ref)
-    return (x @ ref) / np.clip(norms, 1e-12, None)
+    x = np.asarray(matrix, dtype=np.float32)  # the tensor's own memory when it is float32 already
+    mean = x.mean(0, dtype=np.float64)
+    cov = (x.T @ x).astype(np.float64) / len(x) - np.outer(mean, mean)  # (C, C), the centred rows' covariance
+    _, vecs = np.linalg.eigh(cov)  # ascending eigenvalues
+    pc = vecs[:, -1]  # the first principal component, unit length
+    along = (x @ pc.astype(np.float32)).astype(np.float64)  # (V,)
+    ref = (x[reference].astype(np.float64) - np.outer(along[reference], pc)).mean(0)
+    dots = (x @ ref.astype(np.float32)).astype(np.float64)  # x'.r = x.r: r, a mean of rows without pc, is ⟂ pc
+    sq = np.einsum("ij,ij->i", x, x, dtype=np.float64) - along ** 2
+    norms = np.sqrt(np.clip(sq, 0.0, None)) * np.linalg.norm(ref)
+    return dots / np.clip(norms, 1e-12, None)
 
 
 def flagged(score: np.ndarray) -> tuple[np.ndarray, float]:

@@ -71,3 +71,19 @@ def test_shipped_counts_add_up_to_the_tokens_each_run_saw():
         assert abs(int(counts.sum()) - seen) / seen < 1e-4
     gpt2 = np.load("models/course-gpt2/token_counts.npy")
     assert gpt2[ct.EOT] > 0 and (gpt2 == 0).sum() > 100  # tokens the Debian text never contains
+
+
+def test_the_indicator_equals_the_papers_recipe_written_out_with_copies():
+    """lab.learned.indicator computes without copying the matrix; the recipe it stands for, written plainly in
+    float64 (centre, first principal component by SVD, remove it from every row, cosine to the reference mean)."""
+    from lab.learned import indicator
+
+    rng = np.random.default_rng(0)
+    x = (rng.normal(size=(3000, 48)) + rng.normal(size=48) * 3).astype(np.float32)  # a mean and a main direction
+    ref = [5, 17, 99, 2500]
+    y = x.astype(np.float64)
+    pc = np.linalg.svd(y - y.mean(0), full_matrices=False)[2][0]
+    z = y - np.outer(y @ pc, pc)
+    r = z[ref].mean(0)
+    plain = (z @ r) / (np.linalg.norm(z, axis=1) * np.linalg.norm(r))
+    np.testing.assert_allclose(indicator(x, ref), plain, atol=1e-4)
