@@ -6,8 +6,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from bench_pages import loaded
 from lab import perplexity
-from lab.models import load
 
 MODELS = ["course-gpt2-1x64", "course-gpt2-2x128", "course-gpt2"]
 TEXT = perplexity.unseen_texts()["en"][:6_000]  # the page's default text, cut where the page cuts it
@@ -15,8 +15,8 @@ TEXT = perplexity.unseen_texts()["en"][:6_000]  # the page's default text, cut w
 
 @st.cache_data
 def evaluate(name: str, text: str) -> dict:
-    loaded = st.cache_resource(load)(name)
-    return perplexity.evaluate(loaded, text, max(1, loaded.context // 2))
+    m = loaded.model(name)
+    return perplexity.evaluate(m, text, max(1, m.context // 2))
 
 
 st.title("bare perplexity")

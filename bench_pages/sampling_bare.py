@@ -7,11 +7,11 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from bench_pages import loaded
 from lab import sampling
-from lab.models import load
 from lab.text import encode
 
-m = st.cache_resource(load)("course-gpt2")
+m = loaded.model("course-gpt2")
 st.title("bare sampler")
 prompt = sampling.PROMPTS["en"]
 seed = st.number_input("Seed", 0, 2**31 - 1, int(st.query_params.get("samp_seed", 0)), key="samp_seed")
