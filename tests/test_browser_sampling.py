@@ -53,7 +53,9 @@ def test_moving_the_temperature_slider_changes_the_text(tiny_hub_app):
         page.wait_for_timeout(500)
         wait_idle(page)
         page.wait_for_function(f"document.querySelector({TEXT!r}).innerText === {before!r}", timeout=30_000)
-        page.get_by_role("button", name="Stop").click()  # nothing running: the page simply stays
+        # The page's own Stop, not the header's (Streamlit shows one there while a run is going): nothing
+        # of the page's is running, so the page simply stays.
+        page.get_by_test_id("stButton").get_by_role("button", name="Stop").click()
         page.wait_for_timeout(300)
         wait_idle(page)
         assert page.locator(TEXT).inner_text() == before

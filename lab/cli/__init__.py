@@ -29,6 +29,7 @@ MODULES = (
     "lab.cli.lens",
     "lab.cli.embeddings",
     "lab.cli.sampling",
+    "lab.cli.detect",
 )
 
 

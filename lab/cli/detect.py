@@ -1,0 +1,116 @@
+"""`python -m lab detect | detect-eval | detect-set`: a language model read as an AI-text detector (chapter 12).
+
+    python -m lab detect --json --model M --file F [--observer O]
+    python -m lab detect-eval --json [--model M ...] [--observer O]
+    python -m lab detect-set [--out lab/data/detect_set.json]
+
+`detect` prints {"model", "tokens": [{"id", "token", "rank", "logprob", "entropy"}], "scores":
+{"mean_logprob", "mean_log_rank", "fast_detectgpt", "gltr": {"top10", "top100", "top1000", "rest"},
+"binoculars" (only with --observer)}}: every token but the first (it has no context), natural logs;
+--model is Binoculars' performer. `detect-eval` scores the shipped evaluation set and prints
+{"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc}}}} (several --model:
+{"results": [one table per model]}). See lab/detect.py and lab/detect_eval.py for the methods.
+"""
+
+from __future__ import annotations
+
+from lab.cli import CliError, print_json, print_table, read_text
+from lab.cli.common import add_model_argument, load_model_arg
+
+
+def register(sub) -> None:
+    """Add the `detect`, `detect-eval` and `detect-set` commands."""
+    p = sub.add_parser("detect", help="per-token ranks and a text's detector scores (GLTR, Fast-DetectGPT, ...)")
+    add_model_argument(p)
+    p.add_argument("--file", required=True, metavar="FILE", help="a UTF-8 text file ('-' = stdin)")
+    p.add_argument("--observer", metavar="NAME_OR_DIR", help="a second decoder with the same tokenizer: Binoculars")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=run_detect)
+    p = sub.add_parser("detect-eval", help="AUROC of every detector score on the shipped human/machine set")
+    p.add_argument("--model", action="append", metavar="NAME_OR_DIR", help="a decoder; repeat for several "
+                   "(default course-gpt2)")
+    p.add_argument("--observer", metavar="NAME_OR_DIR", help="a second decoder with the same tokenizer: Binoculars")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--save", action="store_true", help="also ship the rows for the page (lab/data/detect_scores.json)")
+    p.set_defaults(run=run_eval)
+    p = sub.add_parser("detect-set", help="rebuild the detector's evaluation set (needs apt-get and dpkg)")
+    p.add_argument("--out", default=None, metavar="FILE", help="where to write it (default lab/data/detect_set.json)")
+    p.set_defaults(run=run_set)
+
+
+def _loaded_pair(model: str, observer: str | None):
+    """(performer, observer or None), checked: decoders, one tokenizer (CliError with one line)."""
+    from lab.detect import DetectError, check_decoder, check_pair
+
+    performer = load_model_arg(model)
+    other = load_model_arg(observer) if observer else None
+    try:
+        check_pair(performer, other) if other is not None else check_decoder(performer)
+    except DetectError as e:
+        raise CliError(str(e)) from None
+    return performer, other
+
+
+def run_detect(args) -> int:
+    """Score one text and print its tokens and scores."""
+    from lab.detect import DetectError, detect
+
+    text = read_text(args.file)
+    if not text.strip():
+        raise CliError(f"the text is empty: {args.file}")
+    performer, observer = _loaded_pair(args.model, args.observer)
+    try:
+        r = detect(performer, text, observer)
+    except DetectError as e:
+        raise CliError(f"{performer.name}: {e}") from None
+    out = {"model": r["model"], "tokens": [{k: t[k] for k in ("id", "token", "rank", "logprob", "entropy")}
+                                           for t in r["tokens"]], "scores": r["scores"]}
+    if args.json:
+        print_json(out)
+    else:
+        s = r["scores"]
+        print_table(["score", "value"], [[k, v] for k, v in s.items() if k != "gltr"]
+                    + [[f"gltr {k}", v] for k, v in s["gltr"].items()])
+    return 0
+
+
+def run_eval(args) -> int:
+    """Score the evaluation set under each model and print the AUROC table(s)."""
+    from lab import detect_eval, detect_set
+    from lab.models import DEFAULT_OFFLINE
+
+    texts = detect_set.load()["texts"]
+    tables = []
+    for name in args.model or [DEFAULT_OFFLINE]:
+        performer, observer = _loaded_pair(name, args.observer)
+        rows = detect_eval.score_set(performer, texts, observer)
+        if args.save:
+            detect_eval.save_rows(performer, observer, rows)
+        table = detect_eval.evaluate(rows)
+        tables.append({"model": performer.name, **table})
+    if args.json:
+        print_json({k: v for k, v in tables[0].items() if k != "model"} if len(tables) == 1 else {"results": tables})
+        return 0
+    for t in tables:
+        groups = list(next(iter(t["methods"].values()))["by_group"])
+        print(f"{t['model']}: {t['n_human']} human, {t['n_machine']} machine texts")
+        print_table(["method", "auroc", *groups], [[m, v["auroc"], *v["by_group"].values()]
+                                                   for m, v in t["methods"].items()])
+    return 0
+
+
+def run_set(args) -> int:
+    """Rebuild the evaluation set from Debian packages and the course decoders."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from lab import detect_set
+
+    if not shutil.which("apt-get") or not shutil.which("dpkg"):
+        raise CliError("building the set needs apt-get and dpkg (a Debian or Ubuntu system)")
+    out = Path(args.out) if args.out else detect_set.PATH
+    data = detect_set.build(log=lambda s: print(s, flush=True))
+    out.write_text(json.dumps(data, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    print(f"{out}: {len(data['texts'])} texts")
+    return 0

@@ -1,0 +1,203 @@
+"""How well each detector score separates the evaluation set's human and machine texts, and who it wrongs.
+
+For the detector page (chapter 12) and `python -m lab detect-eval`. Machine text is the positive
+class. Each score is read in its fixed direction (lab.detect.MACHINE_HIGH): `oriented` flips the
+scores where machine text is expected low, so "flagged" is always oriented score >= threshold.
+
+- `auroc`: the Mann-Whitney form, P(a machine text scores above a human one) + half the ties;
+  equal to scikit-learn's roc_auc_score (tested).
+- Groups: a language, a length band or a decoding setting / generating model compare that group's
+  machine texts with the human texts they are paired with (same language, same length band; every
+  human text for a setting or a generator, which all have one continuation per human text).
+- `base_rate`: of the texts flagged, the share written by a person, by Bayes' rule from the measured
+  true- and false-positive rates and a prevalence of machine text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from lab.detect import BUCKETS, MACHINE_HIGH, check_decoder, check_pair, flat, scores, token_stats
+from lab.detect_set import PATH as SET_PATH
+from lab.detect_set import band
+
+# The set's rows for the course pair (course-gpt2, observer course-gpt2-2x128), computed once and shipped so
+# that the page opens in a second (about 30 s on 2 cores otherwise); `python -m lab detect-eval --save` writes
+# them, and a test recomputes a sample. Used only when the models' weights, the set and the buckets all match.
+SCORES_PATH = Path(__file__).resolve().parent / "data" / "detect_scores.json"
+
+
+BATCH_FLOATS = 8_000_000  # log-probabilities per batch (texts x tokens x vocabulary): 32 MB, ~5 such arrays live
+
+
+def _batch_stats(loaded, batch: list[list[int]], observer=None) -> list[dict]:
+    """token_stats' logprob, rank, mu, var (and x_entropy) for texts that fit the context, in one forward pass
+    per model: right-padded, so a causal model's real positions never see the padding."""
+    import torch
+
+    t = max(len(ids) for ids in batch)
+    x = torch.tensor([ids + [ids[-1]] * (t - len(ids)) for ids in batch])  # (B, T)
+    with torch.inference_mode():
+        logp = _log_softmax(loaded.model, x)  # (B, T-1, V): position t predicts x[:, t + 1]
+        got = logp.gather(2, x[:, 1:, None])[..., 0]
+        p = logp.exp()
+        mu = (p * logp).sum(-1)
+        var = ((p * logp.square()).sum(-1) - mu.square()).clamp_min(0.0)
+        rank = (logp > got[..., None]).sum(-1) + 1
+        x_ent = -(_log_softmax(observer.model, x).exp() * logp).sum(-1) if observer is not None else None
+    out = []
+    for b, ids in enumerate(batch):
+        n = len(ids) - 1
+        stats = {"logprob": got[b, :n], "rank": rank[b, :n], "mu": mu[b, :n], "var": var[b, :n]}
+        if x_ent is not None:
+            stats["x_entropy"] = x_ent[b, :n]
+        out.append({k: v.double().numpy() if k != "rank" else v.numpy() for k, v in stats.items()})
+    return out
+
+
+def _log_softmax(model, x):
+    """Next-token log-probabilities at every position but the last: (B, T-1, V)."""
+    import torch
+
+    hidden = model.base_model(input_ids=x).last_hidden_state[:, :-1]  # (B, T-1, d)
+    return torch.log_softmax(model.get_output_embeddings()(hidden).float(), dim=-1)
+
+
+def score_set(loaded, texts: list[dict], observer=None, thresholds=BUCKETS, progress=None) -> list[dict]:
+    """One row per text: its id, label and groups, and every score (binoculars only with an observer).
+    Texts that fit the context go several at a time, up to BATCH_FLOATS log-probabilities per batch (the same
+    numbers as token_stats, tested); longer ones alone."""
+    check_decoder(loaded)
+    if observer is not None:
+        check_pair(loaded, observer)
+    context = min(loaded.context, observer.context) if observer is not None else loaded.context
+    encoded = [loaded.tokenizer(item["text"], verbose=False)["input_ids"] for item in texts]
+    stats: list = [None] * len(texts)
+    fits = [i for i, ids in enumerate(encoded) if 2 <= len(ids) <= context]
+    size = max(1, BATCH_FLOATS // (context * len(loaded.tokenizer)))
+    for s in range(0, len(fits), size):
+        part = fits[s:s + size]
+        for i, st in zip(part, _batch_stats(loaded, [encoded[i] for i in part], observer), strict=True):
+            stats[i] = st
+        if progress:
+            progress(min(1.0, (s + len(part)) / len(texts)))
+    for i in (i for i, st in enumerate(stats) if st is None):
+        stats[i] = token_stats(loaded, encoded[i], observer)
+    return [{"id": item["id"], "label": item["label"], "lang": item["lang"], "band": band(item["tokens"]),
+             "setting": item.get("setting"), "generator": item.get("generator"), **flat(scores(st, thresholds))}
+            for item, st in zip(texts, stats, strict=True)]
+
+
+def oriented(method: str, values) -> np.ndarray:
+    """Scores turned so that machine text is expected high (a flag is oriented >= threshold)."""
+    v = np.asarray(values, dtype=float)
+    return v if MACHINE_HIGH[method] else -v
+
+
+def auroc(labels, values) -> float:
+    """Area under the ROC curve (labels 1 = machine): P(machine > human) + P(tie) / 2, by midranks."""
+    y, s = np.asarray(labels, dtype=bool), np.asarray(values, dtype=float)
+    order = np.argsort(s, kind="mergesort")
+    ranks = np.empty(len(s))
+    sorted_s = s[order]
+    start = 0
+    for end in range(1, len(s) + 1):  # midranks for ties
+        if end == len(s) or sorted_s[end] != sorted_s[start]:
+            ranks[order[start:end]] = (start + end + 1) / 2
+            start = end
+    n_pos, n_neg = int(y.sum()), int((~y).sum())
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def roc(labels, values) -> dict[str, np.ndarray]:
+    """The ROC curve: for each distinct threshold (highest first), the false- and true-positive rates of
+    flagging every text scoring at or above it; starts at (0, 0)."""
+    y, s = np.asarray(labels, dtype=bool), np.asarray(values, dtype=float)
+    thresholds = np.unique(s)[::-1]
+    tpr = np.array([0.0] + [(s[y] >= t).mean() for t in thresholds])
+    fpr = np.array([0.0] + [(s[~y] >= t).mean() for t in thresholds])
+    return {"threshold": np.concatenate([[np.inf], thresholds]), "fpr": fpr, "tpr": tpr}
+
+
+def rates(labels, values, threshold: float) -> dict:
+    """The confusion matrix of flagging oriented scores >= threshold, with its TPR and FPR."""
+    y, flagged = np.asarray(labels, dtype=bool), np.asarray(values, dtype=float) >= threshold
+    tp, fp = int((flagged & y).sum()), int((flagged & ~y).sum())
+    fn, tn = int((~flagged & y).sum()), int((~flagged & ~y).sum())
+    return {"tp": tp, "fp": fp, "fn": fn, "tn": tn, "tpr": tp / max(1, tp + fn), "fpr": fp / max(1, fp + tn)}
+
+
+def base_rate(tpr: float, fpr: float, prevalence: float) -> float | None:
+    """Of the texts flagged, the share written by a person: fpr (1 - pi) / (fpr (1 - pi) + tpr pi); None when
+    nothing is flagged."""
+    flagged = fpr * (1 - prevalence) + tpr * prevalence
+    return None if flagged == 0 else fpr * (1 - prevalence) / flagged
+
+
+def groups(rows: list[dict]) -> dict[str, np.ndarray]:
+    """Each group's rows as a boolean mask: "lang:en", "length:short", "setting:greedy", "generator:course-gpt2"
+    (a group of machine texts with the human texts it is compared against)."""
+    label = np.array([r["label"] for r in rows])
+    human = label == "human"
+    out = {}
+    for field, name in (("lang", "lang"), ("band", "length")):
+        for value in sorted({r[field] for r in rows}):
+            out[f"{name}:{value}"] = np.array([r[field] == value for r in rows])
+    for field in ("setting", "generator"):
+        for value in dict.fromkeys(r[field] for r in rows if r[field]):
+            out[f"{field}:{value}"] = human | np.array([r[field] == value for r in rows])
+    return out
+
+
+def evaluate(rows: list[dict]) -> dict:
+    """The contract's table: {"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc}}}}."""
+    labels = np.array([r["label"] == "machine" for r in rows])
+    methods = [m for m in MACHINE_HIGH if all(m in r for r in rows)]
+    masks = groups(rows)
+    table = {}
+    for m in methods:
+        s = oriented(m, [r[m] for r in rows])
+        table[m] = {"auroc": auroc(labels, s), "by_group": {g: auroc(labels[k], s[k]) for g, k in masks.items()}}
+    return {"n_human": int((~labels).sum()), "n_machine": int(labels.sum()), "methods": table}
+
+
+def weights_id(loaded) -> str:
+    """A short fingerprint of a model's weights: its input embeddings' first 64 rows (a stand-in or a retrained
+    model differs)."""
+    rows = loaded.model.get_input_embeddings().weight[:64].detach().float().contiguous().numpy()
+    return hashlib.sha256(rows.tobytes() + str(rows.shape).encode()).hexdigest()[:16]
+
+
+def _key(loaded, observer, thresholds) -> dict:
+    return {"model": weights_id(loaded), "observer": weights_id(observer) if observer is not None else None,
+            "buckets": list(thresholds), "set": hashlib.sha256(SET_PATH.read_bytes()).hexdigest()[:16]}
+
+
+def shipped_rows(loaded, observer=None, thresholds=BUCKETS) -> list[dict] | None:
+    """The shipped rows when they were computed by these very models on this set with these buckets; without
+    an observer, the rows of any shipped observer less their binoculars column. None otherwise."""
+    if not SCORES_PATH.exists():
+        return None
+    want = _key(loaded, observer, thresholds)
+    for entry in json.loads(SCORES_PATH.read_text(encoding="utf-8"))["entries"]:
+        key = entry["key"]
+        if key == want or (observer is None and {**key, "observer": None} == want):
+            keep = observer is not None
+            return [{k: v for k, v in r.items() if keep or k != "binoculars"} for r in entry["rows"]]
+    return None
+
+
+def save_rows(loaded, observer, rows: list[dict], thresholds=BUCKETS) -> None:
+    """Ship these rows (replacing any entry for the same models, set and buckets)."""
+    key = _key(loaded, observer, thresholds)
+    entries = json.loads(SCORES_PATH.read_text(encoding="utf-8"))["entries"] if SCORES_PATH.exists() else []
+    entry = {"model": loaded.name, "observer": getattr(observer, "name", None), "key": key, "rows": rows}
+    entries = [e for e in entries if e["key"] != key] + [entry]
+    SCORES_PATH.write_text(json.dumps({"note": "lab.detect_eval.score_set's rows, shipped (python -m lab detect-eval "
+                                               "--save)", "entries": entries}) + "\n", encoding="utf-8")

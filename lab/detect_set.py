@@ -1,0 +1,114 @@
+"""The detector's labelled evaluation set (chapter 12): human paragraphs and the course decoders'
+continuations of their openings, built reproducibly and shipped in lab/data/detect_set.json.
+
+Human text: paragraphs of documentation no course model trained on (the Debian FAQ and the Ubuntu
+Packaging Guide in English; the DebianDoc-SGML manual and the Ubuntu Packaging Guide in Brazilian
+Portuguese), cleaned by the corpus's own cleaners, each checked against the course corpus's
+fingerprint (lab.course.fingerprint: no paragraph or sentence of it in the corpus), 48-200 course
+tokens; plus passages the project wrote itself (WRITTEN).
+Machine text: for every human text, its first OPENING tokens continued by each course decoder in
+GENERATORS under each decoding setting in SETTINGS (fixed seeds), for as many new tokens as the human
+continuation has, never stopping early: opening + continuation replaces the human text of that length.
+
+    python -m lab detect-set [--out lab/data/detect_set.json]   # needs apt-get and dpkg (Debian/Ubuntu)
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from lab.course import corpus, fingerprint, unseen
+
+PATH = Path(__file__).resolve().parent / "data" / "detect_set.json"
+SOURCES = (unseen.SOURCES[0], unseen.SOURCES[2],  # the Debian FAQ (en), DebianDoc-SGML (pt)
+    corpus.Source("ubuntu-packaging-guide-html", "en", "html", "usr/share/doc/ubuntu-packaging-guide-html/*.html",
+                  "1.0.4"),
+    corpus.Source("ubuntu-packaging-guide-html-pt-br", "pt", "html",
+                  "usr/share/doc/ubuntu-packaging-guide-html-pt-br/*.html", "1.0.4"),
+)
+PER_SOURCE = 20  # human paragraphs drawn from each package
+MIN_TOKENS, MAX_TOKENS, OPENING = 48, 200, 16
+SHORT = 96  # tokens: below is "short", from here "long"
+GENERATORS = ("course-gpt2", "course-gpt2-2x128")
+# name: (temperature, top_k, top_p); temperature 0 is greedy
+SETTINGS = {"greedy": (0.0, 0, 1.0), "temperature_0.7": (0.7, 0, 1.0), "top_k_40": (1.0, 40, 1.0),
+            "top_p_0.9": (1.0, 0, 0.9), "pure": (1.0, 0, 1.0)}
+SEED = 12
+WRITTEN_PATH = Path(__file__).resolve().parent / "data" / "detect_written.json"
+
+
+def load(path: Path = PATH) -> dict:
+    """The shipped set: {"note", "versions", "settings", "generators", "texts": [{"id", "label", "lang",
+    "source", "tokens", "text", "pair", and for machine texts "generator", "setting", "seed"}]}."""
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def band(tokens: int) -> str:
+    """The length group of a text: "short" under SHORT tokens, else "long"."""
+    return "short" if tokens < SHORT else "long"
+
+
+def _candidates(src, work: Path, tokenizer, bloom) -> list[str]:
+    """A package's prose paragraphs in its language, MIN_TOKENS-MAX_TOKENS long, none of them in the corpus."""
+    root, _ = corpus.fetch(src.package, src.version, work)
+    out, seen = [], set()
+    for path in corpus.source_files(src, root):
+        for unit in corpus.file_documents(src, path):
+            for p in corpus.prose(corpus.paragraphs(unit)):
+                n = len(tokenizer(p, verbose=False)["input_ids"])
+                if (corpus.language(p) == src.lang and MIN_TOKENS <= n <= MAX_TOKENS and p not in seen
+                        and not fingerprint.in_corpus(p, bloom)):
+                    seen.add(p)
+                    out.append(p)
+    return out
+
+
+def human_texts(work: Path, tokenizer) -> tuple[list[dict], dict]:
+    """PER_SOURCE paragraphs from each package (a seeded draw) and the project's own passages."""
+    bloom, rng, texts, versions = fingerprint.Bloom.load(), random.Random(SEED), [], {}
+    for src in SOURCES:
+        versions[src.package] = corpus.fetch(src.package, src.version, work)[1]
+        found = _candidates(src, work, tokenizer, bloom)
+        texts += [{"lang": src.lang, "source": src.package, "text": p}
+                  for p in rng.sample(found, min(PER_SOURCE, len(found)))]
+    written = json.loads(WRITTEN_PATH.read_text(encoding="utf-8"))["passages"]
+    texts += [{"lang": w["lang"], "source": "written-by-the-project", "text": w["text"]} for w in written]
+    return texts, versions
+
+
+def continuation(loaded, ids: list[int], new: int, setting: str, seed: int) -> str:
+    """The opening ids continued by `new` tokens under one setting (never stopping early), as text."""
+    from lab.sampling import steps
+
+    temperature, top_k, top_p = SETTINGS[setting]
+    drawn = [s["id"] for s in steps(loaded.model, ids, new, temperature, top_k, top_p, seed, top=1,
+                                    stop_at_eos=False)]
+    return loaded.tokenizer.decode(ids + drawn)
+
+
+def build(work: Path = Path("build/corpus-work"), log=print) -> dict:
+    """The whole set: human texts, then each one's machine continuations (GENERATORS x SETTINGS)."""
+    from lab.models import load as load_model
+
+    models = {name: load_model(name) for name in GENERATORS}
+    tokenizer = models[GENERATORS[0]].tokenizer
+    human, versions = human_texts(work, tokenizer)
+    texts = []
+    for i, h in enumerate(human):
+        ids = tokenizer(h["text"], verbose=False)["input_ids"]
+        base = {"lang": h["lang"], "pair": f"h{i:03d}"}
+        texts.append({"id": f"h{i:03d}", "label": "human", "source": h["source"], "tokens": len(ids),
+                      "text": h["text"], **base})
+        for g, name in enumerate(GENERATORS):
+            for s, setting in enumerate(SETTINGS):
+                seed = SEED * 100_000 + i * 100 + g * 10 + s
+                text = continuation(models[name], ids[:OPENING], len(ids) - OPENING, setting, seed)
+                texts.append({"id": f"m{i:03d}-{g}{s}", "label": "machine", "source": name, "generator": name,
+                              "setting": setting, "seed": seed, "tokens": len(ids), "text": text, **base})
+        log(f"{h['source']}: {i + 1}/{len(human)}")
+    return {"note": "Human paragraphs from documentation no course model trained on, and the course decoders' "
+                    "continuations of their first 16 tokens (lab/detect_set.py; python -m lab detect-set)",
+            "versions": versions, "settings": SETTINGS, "generators": list(GENERATORS), "opening_tokens": OPENING,
+            "texts": texts}

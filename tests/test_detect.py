@@ -1,0 +1,279 @@
+"""The detector's numbers against outside oracles: transformers' logits, the published formulas of
+Fast-DetectGPT (Bao et al. 2024, baoguangsheng/fast-detect-gpt, get_sampling_discrepancy_analytic) and
+Binoculars (Hans et al. 2024, ahans30/Binoculars, perplexity / entropy), scikit-learn's roc_auc_score;
+the CLI contract; the shipped evaluation set (unseen by the course models: the corpus fingerprint)."""
+
+import json
+import math
+import threading
+
+import numpy as np
+import pytest
+import torch
+from sklearn.metrics import roc_auc_score
+
+from lab import detect, detect_eval, detect_set
+from lab.cli import main
+from lab.course import fingerprint
+from lab.models import load
+
+
+@pytest.fixture(scope="module")
+def gpt2(tiny_model_dirs):
+    return load(str(tiny_model_dirs["gpt2"]))
+
+
+@pytest.fixture(scope="module")
+def gpt1(tiny_model_dirs):
+    return load(str(tiny_model_dirs["openai-gpt"]))
+
+
+def ids_of(n, vocab, seed=0):
+    return torch.randint(0, vocab, (n,), generator=torch.Generator().manual_seed(seed)).tolist()
+
+
+def hf_logp(loaded, ids, dtype=torch.float64):
+    """log softmax of transformers' own logits: (T, V). Ranks are compared in float32, as the logits come
+    (a random model's near-ties order differently in float64)."""
+    with torch.no_grad():
+        return torch.log_softmax(loaded.model(torch.tensor([ids])).logits[0].to(dtype), -1)
+
+
+def test_ranks_logprobs_entropy_equal_transformers_logits(gpt2):
+    ids = ids_of(40, gpt2.model.config.vocab_size)
+    stats = detect.token_stats(gpt2, ids)
+    logp = hf_logp(gpt2, ids)[:-1]  # position t predicts ids[t + 1]
+    actual = torch.tensor(ids[1:])
+    got = logp.gather(1, actual[:, None])[:, 0]
+    logp32 = hf_logp(gpt2, ids, torch.float32)[:-1]
+    got32 = logp32.gather(1, actual[:, None])[:, 0]
+    rank = 1 + (logp32 > got32[:, None]).sum(-1)  # 1 = the argmax; strictly higher only
+    assert stats["position"].tolist() == list(range(1, 40))
+    assert stats["rank"].tolist() == rank.tolist()
+    np.testing.assert_allclose(stats["logprob"], got.numpy(), atol=1e-5)
+    np.testing.assert_allclose(stats["entropy"], -(logp.exp() * logp).sum(-1).numpy(), atol=1e-4)
+    np.testing.assert_allclose(stats["ratio"], (got - logp.max(-1).values).exp().numpy(), atol=1e-5)
+    assert (stats["rank"] == 1).any() or stats["rank"].min() >= 1
+
+
+def test_a_text_longer_than_the_context_is_scored_in_windows(gpt2):
+    """Every token after the first scored once; each with the window the perplexity page uses."""
+    ctx, n = gpt2.context, 150
+    ids = ids_of(n, gpt2.model.config.vocab_size, seed=3)
+    stats = detect.token_stats(gpt2, ids)
+    assert stats["position"].tolist() == list(range(1, n))
+    from lab.perplexity import windows
+
+    for w in windows(n, ctx, ctx // 2):
+        logp = hf_logp(gpt2, ids[w.begin:w.end])
+        for p in range(w.first, w.end):
+            expect = logp[p - 1 - w.begin, ids[p]].item()
+            assert stats["logprob"][p - 1] == pytest.approx(expect, abs=1e-5)
+
+
+def fast_detectgpt_reference(logits_ref, logits_score, labels):
+    """Fast-DetectGPT's get_sampling_discrepancy_analytic, as published (one text, float64)."""
+    lprobs_score = torch.log_softmax(logits_score, dim=-1)
+    probs_ref = torch.softmax(logits_ref, dim=-1)
+    log_likelihood = lprobs_score.gather(dim=-1, index=labels.unsqueeze(-1)).squeeze(-1)
+    mean_ref = (probs_ref * lprobs_score).sum(dim=-1)
+    var_ref = (probs_ref * torch.square(lprobs_score)).sum(dim=-1) - torch.square(mean_ref)
+    return ((log_likelihood.sum(dim=-1) - mean_ref.sum(dim=-1)) / var_ref.sum(dim=-1).sqrt()).item()
+
+
+def binoculars_reference(performer, observer, ids):
+    """Binoculars' score as its code computes it: perplexity(performer) / entropy(observer, performer)."""
+    x = torch.tensor([ids])
+    with torch.no_grad():
+        p_logits = performer.model(x).logits[0, :-1].double()
+        o_logits = observer.model(x).logits[0, :-1].double()
+    ppl = torch.nn.functional.cross_entropy(p_logits, x[0, 1:]).item()
+    x_ppl = (-(torch.softmax(o_logits, -1) * torch.log_softmax(p_logits, -1)).sum(-1)).mean().item()
+    return ppl / x_ppl
+
+
+def test_scores_equal_the_published_formulas(gpt2, gpt1):
+    ids = ids_of(50, gpt2.model.config.vocab_size, seed=5)
+    doc = detect.scores(detect.token_stats(gpt2, ids, observer=gpt1))
+    with torch.no_grad():
+        logits = gpt2.model(torch.tensor([ids])).logits[0, :-1].double()
+    labels = torch.tensor(ids[1:])
+    assert doc["fast_detectgpt"] == pytest.approx(fast_detectgpt_reference(logits, logits, labels), rel=1e-4)
+    assert doc["binoculars"] == pytest.approx(binoculars_reference(gpt2, gpt1, ids), rel=1e-4)
+    logp = torch.log_softmax(logits, -1)
+    got = logp.gather(1, labels[:, None])[:, 0]
+    logp32 = torch.log_softmax(logits.float(), -1)
+    rank = 1 + (logp32 > logp32.gather(1, labels[:, None])).sum(-1)
+    assert doc["mean_logprob"] == pytest.approx(got.mean().item(), abs=1e-5)
+    assert doc["mean_log_rank"] == pytest.approx(rank.double().log().mean().item(), abs=1e-9)
+    want = [(rank <= 10).double().mean(), ((rank > 10) & (rank <= 100)).double().mean(),
+            ((rank > 100) & (rank <= 1000)).double().mean(), (rank > 1000).double().mean()]
+    assert list(doc["gltr"].values()) == pytest.approx([w.item() for w in want])
+    assert sum(doc["gltr"].values()) == pytest.approx(1.0)
+
+
+def test_bucket_thresholds_are_adjustable_and_checked():
+    ranks = np.array([1, 5, 6, 50, 51, 500, 501])
+    assert detect.buckets(ranks, (5, 50, 500)).tolist() == [0, 0, 1, 1, 2, 2, 3]
+    for bad in [(10, 10, 100), (0, 10, 100), (10, 100), (1.5, 10, 100), (100, 10, 1)]:
+        with pytest.raises(detect.DetectError) as e:
+            detect.buckets(ranks, bad)
+        assert e.value.reason == "thresholds"
+
+
+def test_refuses_an_encoder_one_token_and_two_tokenizers(tiny_model_dirs, gpt2):
+    roberta = load(str(tiny_model_dirs["roberta"]))
+    with pytest.raises(detect.DetectError) as e:
+        detect.detect(roberta, "a text")
+    assert e.value.reason == "encoder"
+    with pytest.raises(detect.DetectError) as e:
+        detect.token_stats(gpt2, [5])
+    assert e.value.reason == "one_token"
+    with pytest.raises(detect.DetectError) as e:
+        detect.detect(gpt2, "   ")
+    assert e.value.reason == "empty"
+    other = load("course-gpt2")  # the course tokenizer (8,192 tokens) is not the tiny model's
+    with pytest.raises(detect.DetectError) as e:
+        detect.token_stats(gpt2, [1, 2, 3], observer=other)
+    assert e.value.reason == "tokenizer"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_auroc_equals_scikit_learn(seed):
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 2, 60)
+    values = np.round(rng.normal(size=60) + labels * seed / 3, 1)  # ties on purpose
+    assert detect_eval.auroc(labels, values) == pytest.approx(roc_auc_score(labels, values), abs=1e-12)
+
+
+def test_roc_rates_and_base_rate():
+    labels, values = np.array([1, 1, 0, 1, 0, 0]), np.array([0.9, 0.8, 0.7, 0.6, 0.2, 0.1])
+    curve = detect_eval.roc(labels, values)
+    assert curve["tpr"].tolist() == pytest.approx([0, 1 / 3, 2 / 3, 2 / 3, 1, 1, 1])
+    assert curve["fpr"].tolist() == pytest.approx([0, 0, 0, 1 / 3, 1 / 3, 2 / 3, 1])
+    r = detect_eval.rates(labels, values, 0.6)
+    assert (r["tp"], r["fp"], r["fn"], r["tn"]) == (3, 1, 0, 2)
+    # 1,000 essays, 10 % machine-written, TPR 0.9, FPR 0.1: 90 caught, 90 people flagged: half of the flagged
+    assert detect_eval.base_rate(0.9, 0.1, 0.1) == pytest.approx(0.5)
+    assert detect_eval.base_rate(0.0, 0.0, 0.3) is None
+
+
+def test_groups_pair_machine_texts_with_their_humans():
+    rows = [{"label": "human", "lang": "en", "band": "short", "setting": None, "generator": None},
+            {"label": "machine", "lang": "en", "band": "short", "setting": "greedy", "generator": "g"},
+            {"label": "machine", "lang": "pt", "band": "long", "setting": "pure", "generator": "g"},
+            {"label": "human", "lang": "pt", "band": "long", "setting": None, "generator": None}]
+    g = detect_eval.groups(rows)
+    assert g["lang:en"].tolist() == [True, True, False, False]
+    assert g["setting:greedy"].tolist() == [True, True, False, True]
+    assert g["generator:g"].tolist() == [True, True, True, True]
+
+
+def test_the_shared_model_is_never_changed_by_many_threads(gpt2, gpt1):
+    before = {k: v.clone() for k, v in gpt2.model.state_dict().items()}
+    config = gpt2.model.config.to_dict()
+    ids = ids_of(30, gpt2.model.config.vocab_size, seed=9)
+    want = detect.scores(detect.token_stats(gpt2, ids, observer=gpt1))
+    results, barrier = [], threading.Barrier(6)
+
+    def work():
+        barrier.wait()
+        results.append(detect.scores(detect.token_stats(gpt2, ids, observer=gpt1)))
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert all(detect.flat(r) == pytest.approx(detect.flat(want)) for r in results) and len(results) == 6
+    assert gpt2.model.config.to_dict() == config
+    assert all(torch.equal(v, before[k]) for k, v in gpt2.model.state_dict().items())
+
+
+def test_cli_detect_contract(tmp_path, capsys):
+    f = tmp_path / "t.txt"
+    f.write_text("O pacote foi instalado com sucesso no servidor da escola.", encoding="utf-8")
+    assert main(["detect", "--json", "--model", "course-gpt2", "--file", str(f),
+                 "--observer", "course-gpt2-2x128"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"model", "tokens", "scores"} and out["model"] == "course-gpt2"
+    assert set(out["tokens"][0]) == {"id", "token", "rank", "logprob", "entropy"}
+    assert set(out["scores"]) == {"mean_logprob", "mean_log_rank", "fast_detectgpt", "gltr", "binoculars"}
+    assert set(out["scores"]["gltr"]) == {"top10", "top100", "top1000", "rest"}
+    course = load("course-gpt2")
+    ids = course.tokenizer(f.read_text(encoding="utf-8"))["input_ids"]
+    assert [t["id"] for t in out["tokens"]] == ids[1:]
+    logp = hf_logp(course, ids)
+    assert out["tokens"][2]["logprob"] == pytest.approx(logp[2, ids[3]].item(), abs=1e-4)
+    assert main(["detect", "--json", "--model", "course-gpt2", "--file", str(f)]) == 0
+    assert "binoculars" not in json.loads(capsys.readouterr().out)["scores"]
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--model", "course-roberta"], "encoder"),
+    (["--observer", "MISSING"], ""),
+])
+def test_cli_bad_input_is_one_line(tmp_path, capsys, argv, words):
+    f = tmp_path / "t.txt"
+    f.write_text("some text to score", encoding="utf-8")
+    assert main(["detect", "--json", "--file", str(f), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith("lab: error:") and words in err
+
+
+def test_the_evaluation_set_is_unseen_balanced_and_reproducible_in_shape():
+    data = detect_set.load()
+    bloom = fingerprint.Bloom.load()
+    # a paragraph of the Debian handbook in Portuguese, which the corpus holds: the filter is live
+    assert fingerprint.in_corpus("Antes de nos aprofundar na tecnologia, vamos olhar o que o Projeto Debian é, seus "
+                                 "objetivos, seus meios e seu funcionamento.", bloom)
+    human = [t for t in data["texts"] if t["label"] == "human"]
+    machine = [t for t in data["texts"] if t["label"] == "machine"]
+    assert {t["lang"] for t in human} == {"en", "pt"} and len(human) >= 80
+    assert not [t["id"] for t in human if fingerprint.in_corpus(t["text"], bloom)]
+    assert len(machine) == len(human) * len(detect_set.GENERATORS) * len(detect_set.SETTINGS)
+    assert {t["source"] for t in human} >= {s.package for s in detect_set.SOURCES} | {"written-by-the-project"}
+    by_id = {t["id"]: t for t in human}
+    course = load("course-gpt2")
+    for m in machine[::97]:  # a machine text starts with its human text's opening tokens
+        h = by_id[m["pair"]]
+        opening = course.tokenizer.decode(course.tokenizer(h["text"])["input_ids"][:detect_set.OPENING])
+        assert m["text"].startswith(opening) and m["text"] != h["text"]
+
+
+def test_cli_detect_eval_contract(capsys, monkeypatch):
+    data = detect_set.load()
+    few = [t for t in data["texts"] if t["pair"] in {"h000", "h001", "h050", "h051"}]
+    monkeypatch.setattr(detect_set, "load", lambda: {**data, "texts": few})
+    assert main(["detect-eval", "--json", "--model", "course-gpt2", "--observer", "course-gpt2-2x128"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_human"] == 4 and out["n_machine"] == 40
+    assert set(out["methods"]) == set(detect.MACHINE_HIGH)
+    course = load("course-gpt2")
+    rows = detect_eval.score_set(course, few)
+    labels = [r["label"] == "machine" for r in rows]
+    assert out["methods"]["fast_detectgpt"]["auroc"] == pytest.approx(
+        roc_auc_score(labels, [r["fast_detectgpt"] for r in rows]))
+    assert out["methods"]["mean_log_rank"]["auroc"] == pytest.approx(
+        roc_auc_score(labels, [-r["mean_log_rank"] for r in rows]))
+    assert not math.isnan(out["methods"]["binoculars"]["by_group"]["setting:greedy"])
+
+
+def test_batched_set_scores_equal_one_text_at_a_time_and_the_shipped_rows(gpt2):
+    course, obs = load("course-gpt2"), load("course-gpt2-2x128")
+    texts = detect_set.load()["texts"][::37]
+    rows = detect_eval.score_set(course, texts, obs)
+    numbers = list(detect.MACHINE_HIGH)
+    for item, row in zip(texts, rows, strict=True):
+        ids = course.tokenizer(item["text"])["input_ids"]
+        one = detect.flat(detect.scores(detect.token_stats(course, ids, obs)))
+        assert [row[k] for k in numbers] == pytest.approx([one[k] for k in numbers], rel=1e-5, abs=1e-6)
+    shipped = {r["id"]: r for r in detect_eval.shipped_rows(course, obs)}
+    assert len(shipped) == len(detect_set.load()["texts"])
+    for row in rows:
+        assert [shipped[row["id"]][k] for k in numbers] == pytest.approx([row[k] for k in numbers], rel=1e-5, abs=1e-6)
+        assert {k: v for k, v in shipped[row["id"]].items() if k not in numbers} == {
+            k: v for k, v in row.items() if k not in numbers}
+    assert "binoculars" not in detect_eval.shipped_rows(course)[0]
+    assert detect_eval.shipped_rows(gpt2) is None  # other weights: computed, never the shipped rows
+    assert detect_eval.shipped_rows(course, obs, (5, 50, 500)) is None
