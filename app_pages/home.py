@@ -57,6 +57,13 @@ PAGES = [
      "token by token, two settings side by side and five seeds.",
      "Temperatura, top-k, top-p e a semente: a distribuição do próximo token etapa por etapa, a geração token a "
      "token, duas configurações lado a lado e cinco sementes."),
+    ("app_pages/detector.py", "The detector", "O detector", ("12",),
+     "A language model read as an AI-text detector: your text coloured by how expected each token was (GLTR), "
+     "Fast-DetectGPT and Binoculars, measured on a labelled set; a threshold, its false accusations by language "
+     "and length, and what base rates do to a verdict.",
+     "Um modelo de linguagem lido como detector de texto de IA: o seu texto colorido por quão esperado era cada "
+     "token (GLTR), Fast-DetectGPT e Binoculars, medidos num conjunto rotulado; um limiar, as acusações falsas por "
+     "idioma e tamanho, e o que a taxa de base faz com um veredito."),
 ]
 
 for path, title_en, title_pt, chapters, what_en, what_pt in PAGES:

@@ -45,6 +45,19 @@ def load(path: Path = PATH) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def balanced(texts: list[dict]) -> list[dict]:
+    """Every human text and one machine continuation of each, the settings and generators taken in turn
+    (human text i: setting i mod 5, generator (i div 5) mod 2): a tenth of the machine texts, every group kept,
+    for a model whose scores are not shipped."""
+    human = [t for t in texts if t["label"] == "human"]
+    settings, out = list(SETTINGS), list(human)
+    for i, h in enumerate(human):
+        setting, generator = settings[i % len(settings)], GENERATORS[(i // len(settings)) % len(GENERATORS)]
+        out += [t for t in texts if t["pair"] == h["id"] and t.get("setting") == setting
+                and t.get("generator") == generator]
+    return out
+
+
 def band(tokens: int) -> str:
     """The length group of a text: "short" under SHORT tokens, else "long"."""
     return "short" if tokens < SHORT else "long"

@@ -277,3 +277,15 @@ def test_batched_set_scores_equal_one_text_at_a_time_and_the_shipped_rows(gpt2):
     assert "binoculars" not in detect_eval.shipped_rows(course)[0]
     assert detect_eval.shipped_rows(gpt2) is None  # other weights: computed, never the shipped rows
     assert detect_eval.shipped_rows(course, obs, (5, 50, 500)) is None
+
+
+def test_the_balanced_subset_keeps_every_human_text_and_every_group():
+    texts = detect_set.load()["texts"]
+    sub = detect_set.balanced(texts)
+    human = [t for t in texts if t["label"] == "human"]
+    machine = [t for t in sub if t["label"] == "machine"]
+    assert [t for t in sub if t["label"] == "human"] == human and len(machine) == len(human)
+    assert sorted({t["pair"] for t in machine}) == sorted(t["id"] for t in human)
+    counts = {s: sum(t["setting"] == s for t in machine) for s in detect_set.SETTINGS}
+    assert set(counts.values()) == {len(human) // len(detect_set.SETTINGS)}
+    assert {t["generator"] for t in machine} == set(detect_set.GENERATORS)

@@ -26,7 +26,7 @@ from ui.url_codecs import MAX_LINK_TEXT, LinkValueError
 PAGES = {"home": "app_pages/home.py", "tokens": "app_pages/tokens.py", "analogies": "app_pages/analogies.py",
          "attention": "app_pages/attention.py", "causal": "app_pages/causal_mask.py",
          "lens": "app_pages/logit_lens.py", "perplexity": "app_pages/perplexity.py",
-         "sampling": "app_pages/sampling.py"}
+         "sampling": "app_pages/sampling.py", "detector": "app_pages/detector.py"}
 HUGE = "a" * 100_000
 NOTICE = ("Ignored from the link", "Ignorado do link")
 
@@ -311,7 +311,9 @@ KEYS = {"tokens": ["tokens_sample", "tokens_pt", "tokens_en", "tokens_encoding"]
         "lens": ["lens_text", "lens_start", "lens_position", "lens_word", "lens_new_word"],
         "perplexity": ["ppl_source", "ppl_text", "ppl_models", "ppl_stride", "ppl_strip", "ppl_a", "ppl_b"],
         "sampling": ["samp_prompt", "samp_temperature", "samp_top_k", "samp_top_p", "samp_seed", "samp_n",
-                     "samp_pick", "samp_compare", "samp_b_temperature", "samp_b_top_k", "samp_b_top_p"]}
+                     "samp_pick", "samp_compare", "samp_b_temperature", "samp_b_top_k", "samp_b_top_p"],
+        "detector": ["det_source", "det_text", "det_observer", "det_buckets", "det_method", "det_threshold",
+                     "det_prevalence"]}
 
 
 @pytest.mark.parametrize("page", list(KEYS))

@@ -47,7 +47,8 @@ from lab import embeddings, lens, perplexity, registry, sampling, tokens
 from lab.causal import TROPHY
 from tests.pages import open_page
 
-PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling")
+PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling",
+         "detector")
 # The same inputs in both languages (the pages' Portuguese defaults), so both runs show the same numbers.
 INPUTS = {"attn_text": TROPHY["pt"][0], "mask_text": TROPHY["pt"][0], "lens_text": lens.DEFAULT_TEXT["pt"],
           "samp_prompt": sampling.PROMPTS["pt"], "trophy_pair": "pt", "trophy_a": TROPHY["pt"][0],
@@ -97,6 +98,8 @@ ALLOWED = [
     r"logits?", r"argmax", r"tokens?", r"embeddings?", r"unembedding", r"stride", r"bits?", r"bytes?", r"nats",
     r"offline", r"online", r"encoders?", r"decoders?", r"prompt", r"link", r"app", r"lab", r"CLI", r"gpt2",
     r"cl100k_base", r"o200k_base", r"r50k_base", r"p50k_base",
+    r"Fast-DetectGPT", r"\*Release Strategies and the Social Impacts of Language Models\*",  # the detector's sources
+    r"\*GPT detectors are biased against non-native English writers\*",
 ]
 # Portuguese words that are not English, for the English run.
 PORTUGUESE = set("""

@@ -86,6 +86,17 @@ PAGES: dict[tuple[str, str], Words] = {
         f"Uma palavra tem {len(d['pieces'])} tokens no vocabulário deste modelo. A aritmética de tokens precisa de "
         "uma linha por palavra: ligue \"média dos pedaços\" para usar a média dos pedaços (uma aproximação) "
         "ou escolha outra palavra."),
+    ("DetectError", "empty"): lambda d: ("The text is empty.", "O texto está vazio."),
+    ("DetectError", "one_token"): lambda d: ("The text is a single token: there is nothing to predict.",
+                                             "O texto é um único token: não há nada a prever."),
+    ("DetectError", "encoder"): lambda d: (
+        None, f"{d['model']} é um encoder (modelo de máscara): o detector precisa das probabilidades do próximo "
+              "token de um decoder"),
+    ("DetectError", "tokenizer"): lambda d: (
+        f"Binoculars needs two models with one tokenizer: {d['model']} and {d['observer']} split text differently. "
+        "Pick another observer, or none.",
+        f"O Binoculars precisa de dois modelos com o mesmo tokenizador: {d['model']} e {d['observer']} cortam o "
+        "texto de jeitos diferentes. Escolha outro observador, ou nenhum."),
 }
 
 LINKS: dict[tuple[str, str], Words] = {

@@ -1,0 +1,88 @@
+"""The detector: a language model read as an AI-text classifier, and why it must decide nothing (chapter 12)."""
+
+import streamlit as st
+
+from lab import detect_eval, models, registry
+from lab.errors import LabError
+from ui import messages, presentation, widgets
+from ui.cached import detect as cached
+from ui.draw import detect as draw
+from ui.i18n import lang, t
+from ui.limits import offered
+from ui.model_loader import current_model, get_model
+
+st.title(t("The detector", "O detector"))
+presentation.explain(t(
+    "A language model knows how expected each token of a text is. Text it samples greedily is very expected; a "
+    "person's is less so. That gap is all an AI-text detector built on a model has. Below, the gap token by token, "
+    "then measured on a labelled set the project built: what it catches, and whom it wrongly accuses.",
+    "Um modelo de linguagem sabe quão esperado é cada token de um texto. O texto que ele gera de forma gulosa é "
+    "muito esperado; o de uma pessoa, menos. Essa diferença é tudo o que um detector de texto de IA feito com um "
+    "modelo tem. Abaixo, a diferença token a token, depois medida num conjunto rotulado que o projeto montou: o que "
+    "ele pega e quem ele acusa por engano."))
+m = current_model()
+if m.kind != "decoder":
+    st.info(t(f"The detector needs a decoder: {m.name} is an encoder. Using the course decoder, "
+              f"{models.DEFAULT_OFFLINE}.", f"O detector precisa de um decoder: {m.name} é um encoder. Usando o "
+              f"decoder do curso, {models.DEFAULT_OFFLINE}."))
+    m = get_model(models.DEFAULT_OFFLINE)
+
+# Widgets: the text, the second model for Binoculars, the GLTR buckets; the score, threshold and prevalence below.
+texts = cached.samples(lang())
+sample_names = {"own": t("my own text", "meu próprio texto"), "human": t("written by a person (the project)",
+                                                                          "escrito por uma pessoa (o projeto)")}
+sample_names |= {s: t(f"course-gpt2 continuing it: {draw.group_names()['setting:' + s]}",
+                      f"course-gpt2 continuando: {draw.group_names()['setting:' + s]}") for s in cached.SAMPLES[1:]}
+source = widgets.Choice("det_source", t("Text", "Texto"), ["own", *cached.SAMPLES], "human",
+                        format_func=sample_names.get).draw()
+own = widgets.Text("det_text", t("Your text", "Seu texto"), texts["human"], height=140)
+text = draw.page_cut(own.draw()) if source == "own" else texts[source]
+if source != "own":
+    with st.expander(t("Show the text", "Mostrar o texto")):
+        st.text(text)
+decoders = [n for n in offered(registry.REGISTRY) if registry.info(n).kind == "decoder" and n != m.name]
+observer = widgets.Choice("det_observer", t("Observer for Binoculars (same tokenizer)",
+                                            "Observador para o Binoculars (mesmo tokenizador)"), ["none", *decoders],
+                          "course-gpt2-2x128" if m.name == "course-gpt2" else "none",
+                          format_func=lambda n: t("none", "nenhum") if n == "none" else n).draw()
+observer = None if observer == "none" else observer
+buckets = cached.BUCKET_CHOICES[widgets.Choice("det_buckets", t("GLTR buckets (ranks)", "Faixas do GLTR (postos)"),
+                                               list(cached.BUCKET_CHOICES), "10/100/1000", kind="pills").draw()]
+if not text.strip():
+    st.info(t("Type a text to score.", "Digite um texto para avaliar."))
+    st.stop()
+
+# Data: this text's tokens and scores, then the evaluation set's scores (shipped for the course pair).
+try:
+    view = cached.text_view(m.name, observer, text, buckets)
+    rows = cached.set_rows(m.name, observer, buckets, lambda: st.progress(0.0, text=t(
+        "Scoring the evaluation set…", "Avaliando o conjunto de avaliação…")))
+except LabError as e:  # bad text, an observer with another tokenizer, a model that cannot be had
+    st.warning(messages.text(e))
+    st.stop()
+st.subheader(t("The text, as the model sees it", "O texto, como o modelo o vê"))
+draw.coloured_text(view, buckets)
+draw.scores_table(view, rows)
+
+st.subheader(t("A threshold turns a score into a verdict", "Um limiar transforma um escore em veredito"))
+draw.set_note(rows, m.name, observer)
+names = draw.method_names()
+method = widgets.Choice("det_method", t("Score", "Escore"), [k for k in names if k in rows[0]], "fast_detectgpt",
+                        format_func=names.get).draw()
+percentile = widgets.Slider("det_threshold", t("Threshold: this percentile of the set's scores",
+                                               "Limiar: este percentil dos escores do conjunto"), 1, 99, 50).draw()
+cut = cached.threshold(rows, method, percentile)
+draw.distribution(rows, method, detect_eval.flat(view["scores"])[method], cut)
+r = draw.threshold_section(rows, method, cut)
+prevalence = widgets.Slider("det_prevalence", t("Share of machine-written texts in the class (%)",
+                                                "Fração de textos escritos por máquina na turma (%)"), 1, 90, 10).draw()
+human_share = draw.base_rate(r, prevalence / 100)
+
+st.subheader(t("Who gets flagged", "Quem é acusado"))
+rates = cached.flag_rates(rows, method, cut)
+draw.who_is_flagged(rates)
+draw.conclusion(detect_eval.evaluate(rows), method, r, rates, human_share)
+with st.expander(t("Every score on the whole set (AUROC)", "Todos os escores no conjunto inteiro (AUROC)")):
+    draw.auroc_table(detect_eval.evaluate(rows))
+st.subheader(t("Published figures", "Números publicados"))
+draw.published()

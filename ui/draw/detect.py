@@ -1,0 +1,208 @@
+"""What the detector page draws (chapter 12): the coloured text and its scores, a score on the set's
+distributions, the threshold's confusion matrix and ROC point, base rates, who gets flagged, the AUROC
+table, the published figures and a conclusion computed from the numbers. ui.cached.detect computes."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from lab import detect_eval
+from ui import exports
+from ui.cached import detect as cached
+from ui.i18n import lang, num, t
+from viz import detect as viz
+
+
+def method_names() -> dict[str, str]:
+    """Each document score's name on the page, with its source."""
+    return {"fast_detectgpt": "Fast-DetectGPT (Bao et al. 2024)",
+            "mean_logprob": t("mean log-probability (the perplexity signal GPTZero starts from)",
+                              "log-probabilidade média (o sinal de perplexidade de onde o GPTZero parte)"),
+            "mean_log_rank": t("mean log-rank (GLTR; Su et al. 2023)", "log-posto médio (GLTR; Su et al. 2023)"),
+            "gltr_top10": t("GLTR: share of tokens in the top 10 (Gehrmann et al. 2019)",
+                            "GLTR: fração de tokens entre os 10 primeiros (Gehrmann et al. 2019)"),
+            "binoculars": "Binoculars (Hans et al. 2024)"}
+
+
+def group_names() -> dict[str, str]:
+    return {"lang:en": t("English", "inglês"), "lang:pt": t("Portuguese", "português"),
+            "length:short": t("short (< 96 tokens)", "curtos (< 96 tokens)"),
+            "length:long": t("long (96 tokens or more)", "longos (96 tokens ou mais)"),
+            "setting:greedy": t("greedy", "gulosa"), "setting:temperature_0.7": t("temperature 0.7",
+                                                                                           "temperatura 0,7"),
+            "setting:top_k_40": "top-k 40", "setting:top_p_0.9": "top-p 0,9" if lang() == "pt" else "top-p 0.9",
+            "setting:pure": t("pure sampling (temperature 1)", "amostragem pura (temperatura 1)")}
+
+
+def bucket_names(buckets: tuple) -> list[str]:
+    a, b, c = buckets  # ranks written plainly (1000): "1,000" would read as a decimal in Portuguese
+    return [f"top {a}", f"top {b}", f"top {c}", t(f"beyond {c}", f"além de {c}")]
+
+
+def page_cut(text: str) -> str:
+    """The reader's text as the page scores it: its first PAGE_CHARS characters, with a notice when cut."""
+    if len(text) > cached.PAGE_CHARS:
+        st.info(t(f"The page scores the first {num(cached.PAGE_CHARS)} of these {num(len(text))} characters. For the "
+                  "whole text: `python -m lab detect --file FILE`.",
+                  f"A página avalia os primeiros {num(cached.PAGE_CHARS)} destes {num(len(text))} caracteres. Para o "
+                  "texto inteiro: `python -m lab detect --file ARQUIVO`."))
+        return text[:cached.PAGE_CHARS]
+    return text
+
+
+def set_note(rows: list[dict], model: str, observer: str | None) -> None:
+    """Which models scored the evaluation set, and on how many of its texts."""
+    n_h = sum(r["label"] == "human" for r in rows)
+    who = model + (t(f", observer {observer}", f", observador {observer}") if observer else "")
+    st.caption(t(f"Evaluation set: {num(n_h)} human texts (documentation no course model saw, and passages the "
+                 f"project wrote) and {num(len(rows) - n_h)} continuations of their openings by the course decoders, "
+                 f"scored with {who}. The whole set and its rebuild: `python -m lab detect-eval`, "
+                 "`python -m lab detect-set`.",
+                 f"Conjunto de avaliação: {num(n_h)} textos humanos (documentação que nenhum modelo do curso viu, e "
+                 f"trechos escritos pelo projeto) e {num(len(rows) - n_h)} continuações das aberturas deles pelos "
+                 f"decoders do curso, avaliados com {who}. O conjunto inteiro e como refazê-lo: "
+                 "`python -m lab detect-eval`, `python -m lab detect-set`."))
+
+
+def coloured_text(view: dict, buckets: tuple) -> None:
+    """The text coloured by rank bucket (hover: rank, p, the model's top 5), the legend and the histogram."""
+    names = bucket_names(buckets)
+    st.html(viz.bucket_css() + " ".join(f'<span class="{viz.CLASS}{i}">{n}</span>' for i, n in enumerate(names)))
+    st.html(viz.colored_html(view["runs"], view["tokens"], lang(), t("rank", "posto"), t("top 5", "5 primeiros")))
+    st.caption(t("Each token is coloured by the rank the model gave it, knowing only the text before it (the first "
+                 "token has no context and stays plain). Hover a token for its rank, its probability and what the "
+                 "model expected instead.",
+                 "Cada token tem a cor do posto que o modelo lhe deu, sabendo só o texto anterior (o primeiro token "
+                 "não tem contexto e fica sem cor). Passe o mouse num token para ver o posto, a probabilidade e o "
+                 "que o modelo esperava no lugar."))
+    exports.chart("gltr-buckets", st, viz.bucket_chart(view["scores"]["gltr"], names, t(
+        "GLTR's histogram: where this text's tokens rank", "Histograma do GLTR: onde os tokens deste texto ficam"),
+        t("share of tokens", "fração dos tokens"), lang()))
+
+
+def scores_table(view: dict, rows: list[dict]) -> None:
+    """This text's document scores, each with its source and the set's human and machine medians."""
+    names, doc = method_names(), detect_eval.flat(view["scores"])
+    y = cached.is_machine(rows)
+    table = [{t("score", "escore"): names[m], t("this text", "este texto"): num(doc[m], 3),
+              t("human texts (median)", "textos humanos (mediana)"): num(float(pd.Series(
+                  [r[m] for r, lab in zip(rows, y, strict=True) if not lab]).median()), 3),
+              t("machine texts (median)", "textos de máquina (mediana)"): num(float(pd.Series(
+                  [r[m] for r, lab in zip(rows, y, strict=True) if lab]).median()), 3)}
+             for m in names if m in doc and m in rows[0]]
+    st.dataframe(frame := pd.DataFrame(table), hide_index=True)
+    exports.table("detector-scores", st, frame)
+
+
+def distribution(rows: list[dict], method: str, value: float, cut: float) -> None:
+    """The chosen score over the set, human against machine, with this text and the threshold marked."""
+    y = cached.is_machine(rows)
+    values = pd.DataFrame({"value": [r[method] for r in rows],
+                           "who": [t("machine", "máquina") if m else t("human", "humano") for m in y]})
+    raw_cut = cut if detect_eval.MACHINE_HIGH[method] else -cut
+    exports.chart("detector-distribution", st, viz.distribution_chart(
+        values, {t("this text", "este texto"): value, t("threshold", "limiar"): raw_cut},
+        t("The set's texts on this score", "Os textos do conjunto neste escore"), method_names()[method], lang()))
+
+
+def threshold_section(rows: list[dict], method: str, cut: float) -> dict:
+    """The confusion matrix and TPR / FPR at this threshold, and its point on the ROC curve; the rates."""
+    y, s = cached.is_machine(rows), cached.oriented(rows, method)
+    r = detect_eval.rates(y, s, cut)
+    left, right = st.columns(2)
+    left.metric(t("machine texts caught (TPR)", "textos de máquina pegos (TPR)"), f"{num(100 * r['tpr'], 1)} %")
+    left.metric(t("human texts flagged (FPR)", "textos humanos acusados (FPR)"), f"{num(100 * r['fpr'], 1)} %")
+    flagged, passed = t("flagged as machine", "acusado de máquina"), t("passed as human", "passou por humano")
+    left.dataframe(pd.DataFrame({"": [t("written by the machine", "escrito pela máquina"),
+                                      t("written by a person", "escrito por uma pessoa")],
+                                 flagged: [r["tp"], r["fp"]], passed: [r["fn"], r["tn"]]}), hide_index=True)
+    area = num(detect_eval.auroc(y, s), 3)
+    exports.chart("detector-roc", right, viz.roc_chart(
+        detect_eval.roc(y, s), (r["fpr"], r["tpr"]), t(f"ROC curve (AUROC {area})", f"Curva ROC (AUROC {area})"),
+        t("human texts flagged", "textos humanos acusados"), t("machine texts caught", "textos de máquina pegos"),
+        lang()))
+    return r
+
+
+def base_rate(r: dict, prevalence: float) -> float | None:
+    """Of the texts flagged, how many a person wrote, for this share of machine text; said in words."""
+    human = detect_eval.base_rate(r["tpr"], r["fpr"], prevalence)
+    if human is None:
+        st.info(t("At this threshold nothing is flagged.", "Com este limiar nada é acusado."))
+        return None
+    n = round(100 * human)
+    st.info(t(f"If {num(100 * prevalence, 0)} % of the essays in a class were machine-written, then of 100 essays "
+              f"this detector flags, about **{n}** were written by students (Bayes' rule, from the TPR and FPR "
+              "above).",
+              f"Se {num(100 * prevalence, 0)} % das redações de uma turma fossem escritas por máquina, então de 100 "
+              f"redações que este detector acusa, cerca de **{n}** foram escritas por alunos (regra de Bayes, com a "
+              "TPR e a FPR acima)."))
+    return human
+
+
+def who_is_flagged(rates: dict) -> None:
+    """The threshold's FPR per language and length, its TPR per decoding setting and generating model."""
+    names = group_names()
+    rows = [{t("group", "grupo"): names.get(g, g.split(":", 1)[1]),
+             t("rate", "taxa"): ("FPR" if kind == "fpr" else "TPR"), "%": num(100 * v, 1),
+             t("texts", "textos"): n} for g, (kind, v, n) in rates.items()]
+    st.dataframe(frame := pd.DataFrame(rows), hide_index=True)
+    exports.table("detector-who", st, frame)
+
+
+def auroc_table(evaluation: dict) -> None:
+    """Every score's AUROC, overall and per group (0.5 is a coin; under 0.5 the score ranks backwards)."""
+    names, groups = method_names(), group_names()
+    rows = [{t("score", "escore"): names[m], "AUROC": num(v["auroc"], 3),
+             **{groups.get(g, g.split(":", 1)[1]): num(x, 3) for g, x in v["by_group"].items()}}
+            for m, v in evaluation["methods"].items()]
+    st.dataframe(frame := pd.DataFrame(rows), hide_index=True)
+    exports.table("detector-auroc", st, frame)
+
+
+def published() -> None:
+    """Published figures beside ours, each with its source."""
+    st.markdown(t(
+        "- **OpenAI's RoBERTa detector for GPT-2 output** (Solaiman et al. 2019, *Release Strategies and the Social "
+        "Impacts of Language Models*): about 95 % accuracy on text from GPT-2 1.5B, and its authors advised "
+        "against using it alone to decide anything.\n"
+        "- **OpenAI's AI text classifier** (January 2023): caught 26 % of AI-written text and labelled 9 % of "
+        "human text as AI; withdrawn in July 2023 for its low accuracy.\n"
+        "- **Liang et al. 2023** (*GPT detectors are biased against non-native English writers*, Patterns): seven "
+        "detectors flagged more than half of the TOEFL essays written by non-native speakers as AI-written.",
+        "- **O detector RoBERTa da OpenAI para texto do GPT-2** (Solaiman et al. 2019, *Release Strategies and the "
+        "Social Impacts of Language Models*): cerca de 95 % de acerto em texto do GPT-2 de 1,5 "
+        "bilhão de parâmetros, e os próprios autores "
+        "desaconselharam usá-lo sozinho para decidir qualquer coisa.\n"
+        "- **O classificador de texto de IA da OpenAI** (janeiro de 2023): pegou 26 % do texto escrito por IA e "
+        "marcou 9 % do texto humano como IA; retirado em julho de 2023 pela baixa precisão.\n"
+        "- **Liang et al. 2023** (*GPT detectors are biased against non-native English writers*, Patterns): sete "
+        "detectores marcaram como IA mais da metade das redações do TOEFL escritas por falantes não nativos."))
+
+
+def conclusion(evaluation: dict, method: str, r: dict, rates: dict, human_share: float | None) -> None:
+    """The page's conclusion, every number in it read from the evaluation and the chosen threshold."""
+    names, methods = method_names(), evaluation["methods"]
+    best = max(methods, key=lambda m: methods[m]["auroc"])
+    settings = {g: v for g, (kind, v, _) in rates.items() if g.startswith("setting:")}
+    easy, hard = max(settings, key=settings.get), min(settings, key=settings.get)
+    en, pt = rates["lang:en"][1], rates["lang:pt"][1]
+    groups = group_names()
+    pct = lambda x: f"{num(100 * x, 0)} %"  # noqa: E731
+    people = "" if human_share is None else t(
+        f" With the share of machine text chosen above, {pct(human_share)} of the flagged texts were written by "
+        "people.",
+        f" Com a fração de texto de máquina escolhida acima, {pct(human_share)} dos textos acusados foram escritos por "
+        "pessoas.")
+    st.success(t(
+        f"On this set the best score is {names[best]}, with an AUROC of {num(methods[best]['auroc'], 2)} (1 separates "
+        f"perfectly, 0.5 is a coin). At the chosen threshold, {names[method]} catches {pct(r['tpr'])} of the machine "
+        f"texts and wrongly flags {pct(r['fpr'])} of the human ones: {pct(en)} of the English and {pct(pt)} of the "
+        f"Portuguese. It catches {pct(settings[easy])} of the {groups[easy]} texts and {pct(settings[hard])} of the "
+        f"{groups[hard]} ones: what it measures is how a text was sampled, not who wrote it.{people}",
+        f"Neste conjunto o melhor escore é {names[best]}, com AUROC de {num(methods[best]['auroc'], 2)} (1 separa "
+        f"perfeitamente, 0,5 é cara ou coroa). Com o limiar escolhido, {names[method]} pega {pct(r['tpr'])} dos "
+        f"textos de máquina e acusa por engano {pct(r['fpr'])} dos humanos: {pct(en)} dos em inglês e {pct(pt)} dos "
+        f"em português. Pega {pct(settings[easy])} dos textos de {groups[easy]} e {pct(settings[hard])} dos de "
+        f"{groups[hard]}: o que ele mede é como o texto foi amostrado, não quem o escreveu.{people}"))
