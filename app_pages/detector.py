@@ -69,8 +69,9 @@ draw.set_note(rows, m.name, observer)
 names = draw.method_names()
 method = widgets.Choice("det_method", t("Score", "Escore"), [k for k in names if k in rows[0]], "fast_detectgpt",
                         format_func=names.get).draw()
-percentile = widgets.Slider("det_threshold", t("Threshold: this percentile of the set's scores",
-                                               "Limiar: este percentil dos escores do conjunto"), 1, 99, 50).draw()
+percentile = widgets.Slider("det_threshold", t("Threshold: flag what scores above this percentile of the human texts",
+                                               "Limiar: acusar o que passar deste percentil dos textos humanos"),
+                            1, 99, 95).draw()
 cut = cached.threshold(rows, method, percentile)
 draw.distribution(rows, method, detect_eval.flat(view["scores"])[method], cut)
 r = draw.threshold_section(rows, method, cut)

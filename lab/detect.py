@@ -81,11 +81,13 @@ def check_pair(performer, observer) -> None:
                           "split text differently", "tokenizer", model=performer.name, observer=observer.name)
 
 
-def _log_probs(model, ids: list[int], context: int) -> Callable:
+def _log_probs(model, ids: list[int], context: int, probabilities: bool = False) -> Callable:
     """A generator of (positions, log p) chunks: every token after the first, each once, with the
     log-probabilities (n, V) of the distribution that predicts it (the perplexity page's windows,
-    stride half the context)."""
+    stride half the context); the probabilities themselves with `probabilities`."""
     import torch
+
+    normalise = torch.softmax if probabilities else torch.log_softmax
 
     def chunks():
         x = torch.tensor(ids)
@@ -95,7 +97,7 @@ def _log_probs(model, ids: list[int], context: int) -> Callable:
                 hidden = model.base_model(input_ids=x[None, w.begin:w.end]).last_hidden_state[0]  # (T, d)
                 for c in range(w.first, w.end, LOGIT_ROWS):
                     pos = torch.arange(c, min(c + LOGIT_ROWS, w.end))
-                    yield pos, torch.log_softmax(head(hidden[pos - 1 - w.begin]).float(), dim=-1)  # (n, V)
+                    yield pos, normalise(head(hidden[pos - 1 - w.begin]).float(), dim=-1)  # (n, V)
     return chunks
 
 
@@ -104,13 +106,12 @@ def _stats(logp, actual, top: int) -> dict:
     import torch
 
     got = logp.gather(1, actual[:, None])[:, 0]  # (n,)
-    p = logp.exp()
-    mu = (p * logp).sum(-1)  # E[log p] under the model's own distribution = -entropy
-    var = (p * logp.square()).sum(-1) - mu.square()
-    best = logp.max(-1).values
-    values, ids = logp.topk(top, -1)
+    plogp = logp.exp().mul_(logp)  # p log p, in place: one (n, V) array besides logp
+    mu = plogp.sum(-1)  # E[log p] under the model's own distribution = -entropy
+    var = torch.linalg.vecdot(plogp, logp) - mu.square()  # E[(log p)^2] - mu^2
+    values, ids = logp.topk(top, -1)  # values[:, 0] is the best log p
     return {"logprob": got, "rank": (logp > got[:, None]).sum(-1) + 1, "entropy": -mu, "mu": mu,
-            "var": var.clamp_min(0.0), "ratio": torch.exp(got - best), "top_id": ids, "top_p": values.exp()}
+            "var": var.clamp_min(0.0), "ratio": torch.exp(got - values[:, 0]), "top_id": ids, "top_p": values.exp()}
 
 
 def token_stats(loaded, ids: list[int], observer=None, top: int = TOP) -> dict[str, np.ndarray]:
@@ -127,12 +128,12 @@ def token_stats(loaded, ids: list[int], observer=None, top: int = TOP) -> dict[s
     context = min(loaded.context, observer.context) if observer is not None else loaded.context
     x = torch.tensor(ids)
     parts = []
-    theirs = _log_probs(observer.model, ids, context)() if observer is not None else None
+    theirs = _log_probs(observer.model, ids, context, probabilities=True)() if observer is not None else None
     for pos, logp in _log_probs(loaded.model, ids, context)():
         part = {"position": pos, "id": x[pos], **_stats(logp, x[pos], top)}
         if theirs is not None:
-            _, obs = next(theirs)
-            part["x_entropy"] = -(obs.exp() * logp).sum(-1)
+            _, obs = next(theirs)  # the observer's probabilities at the same positions
+            part["x_entropy"] = -torch.linalg.vecdot(obs, logp)
         parts.append(part)
     return {k: torch.cat([p[k] for p in parts]).double().numpy() if k not in ("position", "id", "rank", "top_id")
             else torch.cat([p[k] for p in parts]).numpy() for k in parts[0]}

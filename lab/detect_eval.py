@@ -194,10 +194,10 @@ def shipped_rows(loaded, observer=None, thresholds=BUCKETS) -> list[dict] | None
 
 
 def save_rows(loaded, observer, rows: list[dict], thresholds=BUCKETS) -> None:
-    """Ship these rows (replacing any entry for the same models, set and buckets)."""
+    """Ship these rows (replacing any entry for the same models and buckets, and every entry of an older set)."""
     key = _key(loaded, observer, thresholds)
     entries = json.loads(SCORES_PATH.read_text(encoding="utf-8"))["entries"] if SCORES_PATH.exists() else []
     entry = {"model": loaded.name, "observer": getattr(observer, "name", None), "key": key, "rows": rows}
-    entries = [e for e in entries if e["key"] != key] + [entry]
+    entries = [e for e in entries if e["key"] != key and e["key"]["set"] == key["set"]] + [entry]
     SCORES_PATH.write_text(json.dumps({"note": "lab.detect_eval.score_set's rows, shipped (python -m lab detect-eval "
                                                "--save)", "entries": entries}) + "\n", encoding="utf-8")

@@ -92,13 +92,14 @@ def human_texts(work: Path, tokenizer) -> tuple[list[dict], dict]:
 
 
 def continuation(loaded, ids: list[int], new: int, setting: str, seed: int) -> str:
-    """The opening ids continued by `new` tokens under one setting (never stopping early), as text."""
+    """The opening ids continued by `new` tokens under one setting (never stopping early), as text; an
+    end-of-text token the model draws is left out of the text (a person's text never shows one)."""
     from lab.sampling import steps
 
     temperature, top_k, top_p = SETTINGS[setting]
     drawn = [s["id"] for s in steps(loaded.model, ids, new, temperature, top_k, top_p, seed, top=1,
                                     stop_at_eos=False)]
-    return loaded.tokenizer.decode(ids + drawn)
+    return loaded.tokenizer.decode(ids + drawn, skip_special_tokens=True)
 
 
 def build(work: Path = Path("build/corpus-work"), log=print) -> dict:

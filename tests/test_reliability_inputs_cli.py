@@ -7,7 +7,7 @@ exception, never exit 1. Most cases run in-process through `lab.cli.main`, with 
 process's (a strict UTF-8 stdout: printing a lone surrogate raises there as it would in a terminal); a few need
 a real process: argv made from raw bytes, library warnings written to the real stderr.
 
-Left out on purpose: `perplexity` on the 200,000-character text (75,000 tokens of tiny-model windows take
+Left out on purpose: `perplexity` and `detect` on the 200,000-character text (75,000 tokens of tiny-model windows take
 minutes on this machine; the cost is linear, not a failure), the encoder's pseudo-perplexity (one forward
 pass per token) on the three texts over 1,000 characters, and a real `corpus` download or training run
 (collect and train_one are stubbed; everything before them runs for real).
@@ -249,6 +249,7 @@ def text_forms(m: dict, files: dict) -> dict:
                                     "--word", t],
         "perplexity gpt2": not_long(lambda t: ["perplexity", "--json", "--model", g, "--file", f(t)]),
         "perplexity roberta (table)": short(lambda t: ["perplexity", "--model", r, "--file", f(t)]),
+        "detect gpt2": not_long(lambda t: ["detect", "--json", "--model", g, "--file", f(t), "--observer", g]),
         "lens --text": lambda t: ["lens", "--json", "--model", g, "--text", t, "--top", "3"],
         "lens --target": lambda t: ["lens", "--model", g, "--text", "the cat sat", "--target", t],
         "analogy A": lambda t: ["analogy", "--json", "--model", g, t, "man", "woman", "--mean-pieces"],
@@ -266,7 +267,7 @@ def test_every_text_case_on_every_text_command(fast_load, case_files):
     texts = [(name, text) for name, text in CASES]
     assert len(texts) >= 33
     n = sweep(text_forms(fast_load, case_files), texts)
-    assert n == 18 * len(CASES) - 2 - sum(len(t) > 1000 for _, t in CASES)  # the skips of text_forms
+    assert n == 19 * len(CASES) - 3 - sum(len(t) > 1000 for _, t in CASES)  # the skips of text_forms
 
 
 def test_every_case_from_stdin():
@@ -305,6 +306,9 @@ def test_bad_model_names_on_every_model_command(fast_load, case_files):
         "perplexity": lambda v: ["perplexity", "--json", "--model", fast_load["gpt2"], "--model", v, "--file",
                                  case_files["cjk"]],
         "lens": lambda v: ["lens", "--json", "--model", v, "--text", "the cat"],
+        "detect": lambda v: ["detect", "--json", "--model", v, "--file", case_files["cjk"]],
+        "detect --observer": lambda v: ["detect", "--json", "--model", fast_load["gpt2"], "--observer", v, "--file",
+                                        case_files["cjk"]],
         "analogy": lambda v: ["analogy", "--json", "--model", v, "a", "b", "c"],
         "neighbours": lambda v: ["neighbours", "--json", "--model", v, "cat"],
         "next": lambda v: ["next", "--json", "--model", v, "--prompt", "the cat"],
@@ -315,10 +319,11 @@ def test_bad_model_names_on_every_model_command(fast_load, case_files):
     n = sweep(forms, names, expect_2=True)
     n += sweep({"perplexity --file": lambda v: ["perplexity", "--model", fast_load["gpt2"], "--file", v],
                 "attention --file": lambda v: ["attention", "--model", fast_load["gpt2"], "--file", v],
-                "tokens FILE": lambda v: ["tokens", v], "premium --pt": lambda v: ["premium", "--en", one, "--pt", v]},
+                "tokens FILE": lambda v: ["tokens", v], "premium --pt": lambda v: ["premium", "--en", one, "--pt", v],
+                "detect --file": lambda v: ["detect", "--model", fast_load["gpt2"], "--file", v]},
                [(k, v) for k, v in names if v not in (str(ROOT / "tests" / "bad_inputs.py"), os.devnull)],
                expect_2=True)
-    assert n == 12 * len(names) - 4 * 2
+    assert n == 15 * len(names) - 5 * 2
 
 
 def test_bad_names_on_models_prefetch_bench_and_encodings(monkeypatch, tmp_path):

@@ -60,13 +60,17 @@ def bucket_chart(fractions: dict[str, float], names: list[str], title: str, axis
         tooltip=[alt.Tooltip("bucket:N"), alt.Tooltip("share:Q", format=".1%")]).properties(height=220), lang)
 
 
-def distribution_chart(values: pd.DataFrame, marks: dict[str, float], title: str, axis: str,
+def distribution_chart(values: pd.DataFrame, marks: dict[str, float], title: str, axis: str, share_axis: str,
                        lang: str) -> alt.Chart:
-    """Histograms of one score for human and machine texts (columns value, who), with vertical rules at
-    `marks` ({label: value}: this text, the threshold)."""
-    bars = alt.Chart(values).mark_bar(opacity=0.55, binSpacing=0).encode(
-        x=alt.X("value:Q", bin=alt.Bin(maxbins=40), title=axis),
-        y=alt.Y("count():Q", stack=None, title=None),
+    """Histograms of one score for human and machine texts (columns value, who), each as the share of its own
+    group (there are ten machine texts for each human one), with vertical rules at `marks` ({label: value}:
+    this text, the threshold)."""
+    bars = alt.Chart(values).transform_bin(["start", "end"], "value", bin=alt.Bin(maxbins=40)).transform_aggregate(
+        n="count()", groupby=["start", "end", "who"]).transform_joinaggregate(
+        total="sum(n)", groupby=["who"]).transform_calculate(share="datum.n / datum.total").mark_bar(
+        opacity=0.55, binSpacing=0).encode(
+        x=alt.X("start:Q", bin="binned", title=axis), x2="end:Q",
+        y=alt.Y("share:Q", stack=None, title=share_axis, axis=alt.Axis(format="%")),
         color=alt.Color("who:N", scale=alt.Scale(range=["#4c78a8", "#e45756"]), title=None,
                         legend=alt.Legend(orient="top")))
     rules = pd.DataFrame({"label": list(marks), "value": list(marks.values())})

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 # Modules in the order `python -m lab bench` runs them.
 MODULES = ("lab.benchmarks.tokens", "lab.benchmarks.loading", "lab.benchmarks.attention", "lab.benchmarks.sampling",
-           "lab.benchmarks.embeddings", "lab.benchmarks.lens", "lab.benchmarks.perplexity",
+           "lab.benchmarks.embeddings", "lab.benchmarks.lens", "lab.benchmarks.perplexity", "lab.benchmarks.detect",
            "lab.benchmarks.hosting", "lab.benchmarks.pages")
 
 

@@ -43,7 +43,7 @@ def _loaded_pair(model: str, observer: str | None):
     from lab.detect import DetectError, check_decoder, check_pair
 
     performer = load_model_arg(model)
-    other = load_model_arg(observer) if observer else None
+    other = load_model_arg(observer) if observer is not None else None  # "" is a name, and a bad one
     try:
         check_pair(performer, other) if other is not None else check_decoder(performer)
     except DetectError as e:

@@ -88,8 +88,9 @@ def oriented(rows: list[dict], method: str) -> np.ndarray:
 
 
 def threshold(rows: list[dict], method: str, percentile: int) -> float:
-    """The oriented score at this percentile of the whole set (human and machine texts together)."""
-    return float(np.percentile(oriented(rows, method), percentile))
+    """The oriented score at this percentile of the set's human texts: flagging what scores above it wrongly
+    flags about (100 - percentile) % of them, the way a detector is tuned to a false-positive rate."""
+    return float(np.percentile(oriented(rows, method)[~is_machine(rows)], percentile))
 
 
 def flag_rates(rows: list[dict], method: str, cut: float) -> dict:

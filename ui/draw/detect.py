@@ -103,7 +103,8 @@ def distribution(rows: list[dict], method: str, value: float, cut: float) -> Non
     raw_cut = cut if detect_eval.MACHINE_HIGH[method] else -cut
     exports.chart("detector-distribution", st, viz.distribution_chart(
         values, {t("this text", "este texto"): value, t("threshold", "limiar"): raw_cut},
-        t("The set's texts on this score", "Os textos do conjunto neste escore"), method_names()[method], lang()))
+        t("The set's texts on this score", "Os textos do conjunto neste escore"), method_names()[method],
+        t("share of the group's texts", "fração dos textos do grupo"), lang()))
 
 
 def threshold_section(rows: list[dict], method: str, cut: float) -> dict:

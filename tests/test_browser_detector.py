@@ -1,0 +1,63 @@
+"""The detector page in a real Chromium, on the shipped course models (offline): the coloured text, its hover
+titles and the charts render; a hostile text is shown as text, never run; a threshold move updates the verdict."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+
+CHARTS = '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg'
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+EVIL = 'Oi <img src=x onerror="alert(1)"> e <b>negrito</b> </textarea><svg onload=alert(2)> & mais texto aqui.'
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    require_browser()
+    with streamlit_server(APP, env={"HF_HUB_OFFLINE": "1"}) as url:
+        yield url
+
+
+def test_coloured_text_charts_and_a_hostile_text(app_url):
+    with chromium() as browser:
+        page = new_page(browser, height=2400)
+        page.goto(f"{app_url}/detector")
+        page.wait_for_selector(".det-text span", timeout=180_000)
+        page.wait_for_function(f"document.querySelectorAll({CHARTS!r}).length >= 3", timeout=120_000)
+        wait_idle(page)
+        assert page.get_by_role("heading", name="The detector").count() == 1
+        first = page.locator(".det-text span").first
+        assert "rank" in first.get_attribute("title") and "top 5" in first.get_attribute("title")
+        colour = first.evaluate("e => getComputedStyle(e).backgroundColor")
+        assert colour in {"rgb(155, 226, 143)", "rgb(247, 226, 124)", "rgb(245, 154, 140)", "rgb(212, 168, 240)"}
+        page.get_by_role("combobox", name="Text", exact=True).click()
+        page.get_by_role("option", name="my own text").click()
+        page.wait_for_timeout(300)
+        wait_idle(page)
+        box = page.get_by_role("textbox", name="Your text")
+        box.fill(EVIL)
+        box.press("Control+Enter")
+        page.locator(".det-text").filter(has_text="<img src=x").first.wait_for(timeout=120_000)
+        wait_idle(page)
+        shown = page.locator(".det-text").first.inner_text()
+        assert shown == EVIL
+        assert page.locator(".det-text img, .det-text b, .det-text svg, .det-text textarea").count() == 0
+        assert page.locator('img[src="x"]').count() == 0 and page.dialogs == []
+        assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_moving_the_threshold_changes_the_verdict(app_url):
+    with chromium() as browser:
+        page = new_page(browser, height=2400)
+        page.goto(f"{app_url}/detector?det_threshold=95")
+        page.wait_for_selector('[data-testid="stMetricValue"]', timeout=180_000)
+        wait_idle(page)
+        before = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
+        page.goto(f"{app_url}/detector?det_threshold=60")
+        page.wait_for_selector('[data-testid="stMetricValue"]', timeout=180_000)
+        wait_idle(page)
+        after = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
+        assert after != before and all(v.endswith("%") for v in after)
+        caught = [float(v.rstrip(" %")) for v in (before[0], after[0])]
+        assert caught[1] > caught[0]  # a lower threshold flags more machine texts (and more people)
