@@ -27,6 +27,7 @@ The shared models are only read, under inference mode.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -39,7 +40,7 @@ from lab.text import encode, token_texts
 BUCKETS = (10, 100, 1000)  # GLTR's: top 10, top 100, top 1,000, beyond
 BUCKET_NAMES = ("top10", "top100", "top1000", "rest")
 TOP = 5  # top predictions kept per position (the page's hover)
-LOGIT_ROWS = 256  # positions per chunk: 256 x 50,257 float32 log-probabilities is 51 MB
+LOGIT_ROWS = 64  # positions per chunk: 64 x 50,257 float32 log-probabilities (13 MB) stay in cache across passes
 # The side machine text falls on, for each document score (the papers' own directions).
 MACHINE_HIGH = {"mean_logprob": True, "mean_log_rank": False, "fast_detectgpt": True, "gltr_top10": True,
                 "binoculars": False}
@@ -67,9 +68,18 @@ def check_decoder(loaded) -> None:
                           "probabilities", "encoder", model=loaded.name)
 
 
+_SAME: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # tokenizer -> {other tokenizer: same?}
+
+
 def same_tokenizer(a, b) -> bool:
-    """True when two tokenizers map every token to the same id (Binoculars compares distributions id by id)."""
-    return len(a) == len(b) and a.get_vocab() == b.get_vocab()
+    """True when two tokenizers map every token to the same id (Binoculars compares distributions id by id);
+    remembered per pair of live tokenizers (comparing two 50,257-entry vocabularies costs 70 ms)."""
+    if a is b:
+        return True
+    known = _SAME.setdefault(a, weakref.WeakKeyDictionary())
+    if b not in known:
+        known[b] = len(a) == len(b) and a.get_vocab() == b.get_vocab()
+    return known[b]
 
 
 def check_pair(performer, observer) -> None:
@@ -108,9 +118,10 @@ def _stats(logp, actual, top: int) -> dict:
     got = logp.gather(1, actual[:, None])[:, 0]  # (n,)
     plogp = logp.exp().mul_(logp)  # p log p, in place: one (n, V) array besides logp
     mu = plogp.sum(-1)  # E[log p] under the model's own distribution = -entropy
-    var = torch.linalg.vecdot(plogp, logp) - mu.square()  # E[(log p)^2] - mu^2
+    var = torch.einsum("nv,nv->n", plogp, logp) - mu.square()  # E[(log p)^2] - mu^2
     values, ids = logp.topk(top, -1)  # values[:, 0] is the best log p
-    return {"logprob": got, "rank": (logp > got[:, None]).sum(-1) + 1, "entropy": -mu, "mu": mu,
+    higher = (logp > got[:, None]).float().sum(-1).long()  # a float sum of ones: exact, and twice as fast
+    return {"logprob": got, "rank": higher + 1, "entropy": -mu, "mu": mu,
             "var": var.clamp_min(0.0), "ratio": torch.exp(got - values[:, 0]), "top_id": ids, "top_p": values.exp()}
 
 
@@ -133,7 +144,7 @@ def token_stats(loaded, ids: list[int], observer=None, top: int = TOP) -> dict[s
         part = {"position": pos, "id": x[pos], **_stats(logp, x[pos], top)}
         if theirs is not None:
             _, obs = next(theirs)  # the observer's probabilities at the same positions
-            part["x_entropy"] = -torch.linalg.vecdot(obs, logp)
+            part["x_entropy"] = -torch.einsum("nv,nv->n", obs, logp)
         parts.append(part)
     return {k: torch.cat([p[k] for p in parts]).double().numpy() if k not in ("position", "id", "rank", "top_id")
             else torch.cat([p[k] for p in parts]).numpy() for k in parts[0]}
