@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lab.detect import BUCKETS, MACHINE_HIGH, check_decoder, check_pair, flat, scores, token_stats
+from lab.detect import BUCKETS, MACHINE_HIGH, check_decoder, check_pair, flat, moments, scores, token_stats
 from lab.detect_set import PATH as SET_PATH
 from lab.detect_set import band
 
@@ -44,9 +44,7 @@ def _batch_stats(loaded, batch: list[list[int]], observer=None) -> list[dict]:
     with torch.inference_mode():
         logp = _log_softmax(loaded.model, x)  # (B, T-1, V): position t predicts x[:, t + 1]
         got = logp.gather(2, x[:, 1:, None])[..., 0]
-        p = logp.exp()
-        mu = (p * logp).sum(-1)
-        var = ((p * logp.square()).sum(-1) - mu.square()).clamp_min(0.0)
+        mu, var = moments(logp)
         rank = (logp > got[..., None]).sum(-1) + 1
         x_ent = -(_log_softmax(observer.model, x).exp() * logp).sum(-1) if observer is not None else None
     out = []
