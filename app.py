@@ -25,6 +25,7 @@ pages = [
     st.Page("app_pages/perplexity.py", title=t("Perplexity", "Perplexidade"), icon=":material/trending_down:"),
     st.Page("app_pages/sampling.py", title=t("Sampling", "Amostragem"), icon=":material/casino:"),
     st.Page("app_pages/detector.py", title=t("The detector", "O detector"), icon=":material/policy:"),
+    st.Page("app_pages/ceiling.py", title=t("The ceiling", "O teto"), icon=":material/vertical_align_top:"),
 ]
 nav = st.navigation(pages)
 with url_state.publishing():  # the sidebar's settings and the page's inputs reach the URL once, when the run ends

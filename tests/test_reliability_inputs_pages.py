@@ -28,7 +28,8 @@ from tests.bad_inputs import CASES, MARKDOWN_RAW, URL_CASES
 PAGES = {"tokens": "app_pages/tokens.py", "analogies": "app_pages/analogies.py",
          "attention": "app_pages/attention.py", "causal": "app_pages/causal_mask.py",
          "sampling": "app_pages/sampling.py", "perplexity": "app_pages/perplexity.py",
-         "lens": "app_pages/logit_lens.py", "detector": "app_pages/detector.py"}
+         "lens": "app_pages/logit_lens.py", "detector": "app_pages/detector.py",
+         "ceiling": "app_pages/ceiling.py"}
 # page -> its text boxes: (widget kind, key, the page's request when this box is blank, or None)
 FIELDS = {
     "tokens": [("text_area", "tokens_pt", "Type or paste some Portuguese text"), ("text_area", "tokens_en", None)],
@@ -42,6 +43,7 @@ FIELDS = {
     "perplexity": [("text_area", "ppl_text", "Type or choose a text")],
     "lens": [("text_area", "lens_text", "Type some text"), ("text_input", "lens_word", None)],
     "detector": [("text_area", "det_text", "Type a text to score")],
+    "ceiling": [("text_area", "ceil_text", "Type a text to measure")],
 }
 BLANK = ("empty", "whitespace", "newlines only")
 # Numeric and choice parameters a link can carry, per page (every one of them bound through ui/url_state).
@@ -56,6 +58,7 @@ URL_KEYS = {
     "perplexity": ["ppl_source", "ppl_models", "ppl_stride", "ppl_strip"],
     "lens": ["lens_position", "lens_new_word"],
     "detector": ["det_source", "det_observer", "det_buckets", "det_method", "det_threshold", "det_prevalence"],
+    "ceiling": ["ceil_source", "ceil_models", "ceil_n", "ceil_pos"],
 }
 NOTICE = ("Ignored from the link", "Ignorado do link")
 UNKNOWN_MODEL = "The link names a model this app does not know"  # the sidebar's own notice for ?model=
@@ -156,8 +159,9 @@ def text_values(at: AppTest, page: str) -> dict[str, str]:
 @pytest.mark.parametrize("page", list(FIELDS))
 def test_every_case_in_every_text_box(course_standins, page):
     at = open_page(page)
-    if page in ("perplexity", "detector"):  # their text box shows once "own text" is chosen
-        at.selectbox(key={"perplexity": "ppl_source", "detector": "det_source"}[page]).set_value("own").run()
+    if page in ("perplexity", "detector", "ceiling"):  # their text box shows once "own text" is chosen
+        key = {"perplexity": "ppl_source", "detector": "det_source", "ceiling": "ceil_source"}[page]
+        at.selectbox(key=key).set_value("own").run()
     assert not at.exception, at.exception
     ours = own_markup(at)
     start = text_values(at, page)

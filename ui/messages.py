@@ -97,6 +97,11 @@ PAGES: dict[tuple[str, str], Words] = {
         "Pick another observer, or none.",
         f"O Binoculars precisa de dois modelos com o mesmo tokenizador: {d['model']} e {d['observer']} cortam o "
         "texto de jeitos diferentes. Escolha outro observador, ou nenhum."),
+    ("CeilingError", "empty"): lambda d: ("The text is empty.", "O texto está vazio."),
+    ("CeilingError", "one_token"): lambda d: ("The text is a single token: there is nothing to predict.",
+                                              "O texto é um único token: não há nada a prever."),
+    ("CeilingError", "encoder"): lambda d: (
+        None, f"{d['model']} é um encoder (modelo de máscara): ele não prevê o próximo token"),
 }
 
 LINKS: dict[tuple[str, str], Words] = {

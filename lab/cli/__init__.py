@@ -30,6 +30,7 @@ MODULES = (
     "lab.cli.embeddings",
     "lab.cli.sampling",
     "lab.cli.detect",
+    "lab.cli.ceiling",
 )
 
 

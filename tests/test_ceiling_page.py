@@ -1,0 +1,71 @@
+"""The ceiling page under AppTest, in both languages, on the shipped course decoders (offline, small): its table
+and sentence equal what lab.ceiling computes; the forced-error view and bad input."""
+
+import html
+import re
+from functools import partial
+
+import pytest
+
+from lab import ceiling
+from lab.models import load
+from lab.text import encode
+from tests import pages
+
+PAGE = "app_pages/ceiling.py"
+open_page = partial(pages.open_page, PAGE, timeout=180)
+
+
+def table(at, column):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_english_page_shows_the_labs_numbers(fresh_caches):
+    at = open_page()
+    assert at.title[0].value == "The ceiling of this path"
+    text = ceiling.unseen_texts()["en"][:6000]
+    shown = table(at, "e").set_index("model")
+    for name in ("course-gpt2-1x64", "course-gpt2-2x128", "course-gpt2"):
+        m = load(name)
+        r = ceiling.measure(m, encode(m.tokenizer, text), 64)
+        assert shown.loc[name, "e"] == f"{r['e']:.3f}"
+        assert shown.loc[name, "error after an error"] == f"{100 * r['after_error']:.1f} %"
+    course = table(at, "language")
+    assert len(course) == 6 and set(course["language"]) == {"EN", "PT"}
+    words = at.success[0].value
+    assert "course-gpt2 in PT" in words and "times as often" in words
+
+
+def test_portuguese_words_and_numbers(fresh_caches):
+    at = open_page(lang="pt")
+    assert at.title[0].value == "O teto deste caminho"
+    assert "," in table(at, "e")["e"].iloc[0] and "O erro por token" in at.success[0].value
+
+
+def test_the_forced_view_marks_the_forced_token_and_escapes_text(fresh_caches):
+    hostile = "Antes <b>negrito</b> <img src=x onerror=alert(1)> & depois " + "palavra " * 60
+    at = open_page(ceil_source="own", ceil_pos="5", state={"ceil_text": hostile})
+    bodies = [h.proto.body for h in at.get("html") if 'class="ceil-text"' in h.proto.body]
+    assert len(bodies) == 2
+    for body in bodies:
+        assert "<b>" not in body and "<img" not in body
+    plain = html.unescape(re.sub(r"<[^>]*>", "", bodies[0]))
+    assert hostile.startswith(plain[:40])
+    assert 'class="ceil-forced"' in bodies[1] and "<s " in bodies[1] and "ceil-forced" not in bodies[0]
+    m = load("course-gpt2")
+    r = ceiling.forced(m, encode(m.tokenizer, hostile)[:m.context], 5, 16)
+    assert bodies[1].count("#9be28f") + bodies[1].count("#f59a8c") >= 1
+    assert f"({sum(not x for x in r['with'])} wrong)" in " ".join(x.value for x in at.markdown)
+
+
+@pytest.mark.parametrize("text", ["", "  \n"])
+def test_an_empty_text_says_so(fresh_caches, text):
+    at = open_page(ceil_source="own", state={"ceil_text": text})
+    assert at.info[-1].value == "Type a text to measure."
+
+
+def test_an_encoder_in_a_link_is_not_offered(fresh_caches):
+    at = open_page(ceil_models="course-gpt2,course-roberta")
+    assert "course-roberta" not in at.multiselect(key="ceil_models").options
+    assert "course-roberta" not in at.multiselect(key="ceil_models").value
+    assert any("ceil_models" in m.value for m in [*at.warning, *at.info])  # the link notice names it

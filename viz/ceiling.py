@@ -1,0 +1,60 @@
+"""The ceiling page's views (chapter 16): the observed chance that n predictions in a row are right beside
+(1 - e)^n, and the forced-error experiment's tokens coloured right or wrong. Pure builders; text escaped."""
+
+from __future__ import annotations
+
+import html
+
+import altair as alt
+import pandas as pd
+
+from viz.format import localized
+
+RIGHT, WRONG = "#9be28f", "#f59a8c"
+
+
+def curve_frame(results: list[dict], observed: str, predicted: str) -> pd.DataFrame:
+    """Long form: model, n, which (the two names given), value."""
+    rows = [{"model": r["model"], "n": c["n"], "which": which, "value": c[key]}
+            for r in results for c in r["curve"] for which, key in ((observed, "observed"), (predicted, "predicted"))
+            if c[key] is not None]
+    return pd.DataFrame(rows, columns=["model", "n", "which", "value"])
+
+
+def curve_chart(frame: pd.DataFrame, title: str, x_title: str, y_title: str, lang: str) -> alt.Chart:
+    """Both curves per model (observed solid, predicted dashed) and the line at one half."""
+    lines = alt.Chart(frame).mark_line().encode(
+        x=alt.X("n:Q", title=x_title), y=alt.Y("value:Q", title=y_title, scale=alt.Scale(domain=[0, 1]),
+                                                axis=alt.Axis(format="%")),
+        color=alt.Color("model:N", title=None, legend=alt.Legend(orient="top")),
+        strokeDash=alt.StrokeDash("which:N", title=None, legend=alt.Legend(orient="top")),
+        tooltip=["model:N", "which:N", "n:Q", alt.Tooltip("value:Q", format=".1%")])
+    half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(color="#999", strokeDash=[2, 2]).encode(y="y:Q")
+    return localized(alt.layer(half, lines, title=title).properties(height=300), lang)
+
+
+def _span(text: str, colour: str | None, tip: str, cls: str = "ceil-tok") -> str:
+    style = f' style="background:{colour};color:#111;border-radius:3px"' if colour else ""
+    return f'<span class="{cls}"{style} title="{html.escape(tip, quote=True)}">{html.escape(text)}</span>'
+
+
+def forced_html(runs: list[dict], position: int, right: list[bool], forced: str | None, words: dict) -> str:
+    """The text up to the k tokens after `position`: the token at `position` marked (or, with `forced`, struck
+    through with the forced token beside it); each following token green when the top-1 prediction was right,
+    red when not."""
+    parts, k = [], len(right)
+    for run in runs:
+        if run["start"] > position + k:
+            break
+        if run["start"] <= position < run["stop"] and forced is None:
+            parts.append(_span(run["text"], "#dddddd", words["original"], "ceil-original"))
+        elif run["start"] <= position < run["stop"]:
+            parts.append(f'<s class="ceil-original">{html.escape(run["text"])}</s>')
+            parts.append(_span(forced, "#d4a8f0", words["forced"], "ceil-forced"))
+        elif run["start"] > position:
+            ok = [right[p - position - 1] for p in range(run["start"], run["stop"]) if p - position - 1 < k]
+            good = all(ok)
+            parts.append(_span(run["text"], RIGHT if good else WRONG, words["right" if good else "wrong"]))
+        else:
+            parts.append(html.escape(run["text"]))
+    return f'<div class="ceil-text" style="line-height:1.9;white-space:pre-wrap">{"".join(parts)}</div>'
