@@ -11,6 +11,7 @@ import pandas as pd
 from viz.format import localized
 
 RIGHT, WRONG = "#9be28f", "#f59a8c"
+FLOOR = 1e-4  # the curves' chart stops at one start position in 10,000
 
 
 def curve_frame(results: list[dict], observed: str, predicted: str) -> pd.DataFrame:
@@ -22,12 +23,16 @@ def curve_frame(results: list[dict], observed: str, predicted: str) -> pd.DataFr
 
 
 def curve_chart(frame: pd.DataFrame, title: str, x_title: str, y_title: str, lang: str) -> alt.Chart:
-    """Both curves per model (observed solid, predicted dashed) and the line at one half."""
-    lines = alt.Chart(frame).mark_line().encode(
-        x=alt.X("n:Q", title=x_title), y=alt.Y("value:Q", title=y_title, scale=alt.Scale(domain=[0, 1]),
-                                                axis=alt.Axis(format="%")),
+    """Both curves per model (observed solid, predicted dashed) and the line at one half, on a log scale (with e
+    near 0.5 both fall by orders of magnitude within a few tokens), from 1 down to FLOOR: what falls below it,
+    a run never seen (0) among them, is left off."""
+    lines = alt.Chart(frame[frame["value"] >= FLOOR]).mark_line(point=True).encode(
+        x=alt.X("n:Q", title=x_title, axis=alt.Axis(format="d", tickMinStep=1)),
+        y=alt.Y("value:Q", title=y_title, scale=alt.Scale(type="log", domain=[FLOOR, 1]),
+                axis=alt.Axis(format=".2~%")),
         color=alt.Color("model:N", title=None, legend=alt.Legend(orient="top")),
-        strokeDash=alt.StrokeDash("which:N", title=None, legend=alt.Legend(orient="top")),
+        strokeDash=alt.StrokeDash("which:N", title=None, legend=alt.Legend(orient="top"), scale=alt.Scale(
+            domain=list(dict.fromkeys(frame["which"])), range=[[1, 0], [5, 4]])),  # observed solid, (1 - e)^n dashed
         tooltip=["model:N", "which:N", "n:Q", alt.Tooltip("value:Q", format=".1%")])
     half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(color="#999", strokeDash=[2, 2]).encode(y="y:Q")
     return localized(alt.layer(half, lines, title=title).properties(height=300), lang)

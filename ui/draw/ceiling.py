@@ -38,7 +38,8 @@ def curves(results: list[dict], max_n: int) -> None:
     exports.chart("ceiling-curves", st, viz.curve_chart(
         viz.curve_frame(results, observed, predicted),
         t("Chance that n predictions in a row are right", "Chance de n previsões seguidas estarem certas"),
-        t("n (tokens in a row)", "n (tokens seguidos)"), t("share of start positions", "fração das posições"), lang()))
+        t("n (tokens in a row)", "n (tokens seguidos)"),
+        t("share of start positions (log scale)", "fração das posições (escala log)"), lang()))
     rows = [{t("model", "modelo"): r["model"], t("tokens", "tokens"): num(r["tokens"]), "e": num(r["e"], 3),
              t("n at one half, observed", "n na metade, observado"): half(r["half_observed"], max_n),
              t("n at one half, (1 − e)ⁿ", "n na metade, (1 − e)ⁿ"): half(r["half_predicted"], max_n),
