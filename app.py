@@ -5,27 +5,25 @@ from pathlib import Path
 import streamlit as st
 
 from ui import presentation, sidebar, url_state
+from ui.chapters import TITLES
 from ui.i18n import t
 
 # Shipped with the app and sent inline: a ":material/..." page icon makes every page fetch it from a font host.
 ICON = Path(__file__).parent / "assets" / "icon.svg"
 st.set_page_config(page_title="GPT-2, taken apart", page_icon=ICON, layout="wide")
 
+# Titles (both languages) come from ui/chapters.TITLES, which the home page's course map uses too.
 pages = [
-    st.Page("app_pages/home.py", title=t("Home", "Início"), icon=":material/home:", default=True),
-    st.Page("app_pages/tokens.py", title=t("Tokenization costs", "Custo da tokenização"),
-            icon=":material/translate:"),
-    st.Page("app_pages/analogies.py", title=t("Embedding analogies", "Analogias de embeddings"),
-            icon=":material/explore:"),
-    st.Page("app_pages/attention.py", title=t("Attention heads", "Cabeças de atenção"),
-            icon=":material/visibility:"),
-    st.Page("app_pages/causal_mask.py", title=t("The causal mask", "A máscara causal"),
-            icon=":material/theater_comedy:"),
-    st.Page("app_pages/logit_lens.py", title=t("Logit lens", "Lente dos logits"), icon=":material/layers:"),
-    st.Page("app_pages/perplexity.py", title=t("Perplexity", "Perplexidade"), icon=":material/trending_down:"),
-    st.Page("app_pages/sampling.py", title=t("Sampling", "Amostragem"), icon=":material/casino:"),
-    st.Page("app_pages/detector.py", title=t("The detector", "O detector"), icon=":material/policy:"),
-    st.Page("app_pages/ceiling.py", title=t("The ceiling", "O teto"), icon=":material/vertical_align_top:"),
+    st.Page("app_pages/home.py", title=t(*TITLES["app_pages/home.py"]), icon=":material/home:", default=True),
+    st.Page("app_pages/tokens.py", title=t(*TITLES["app_pages/tokens.py"]), icon=":material/translate:"),
+    st.Page("app_pages/analogies.py", title=t(*TITLES["app_pages/analogies.py"]), icon=":material/explore:"),
+    st.Page("app_pages/attention.py", title=t(*TITLES["app_pages/attention.py"]), icon=":material/visibility:"),
+    st.Page("app_pages/causal_mask.py", title=t(*TITLES["app_pages/causal_mask.py"]), icon=":material/theater_comedy:"),
+    st.Page("app_pages/logit_lens.py", title=t(*TITLES["app_pages/logit_lens.py"]), icon=":material/layers:"),
+    st.Page("app_pages/perplexity.py", title=t(*TITLES["app_pages/perplexity.py"]), icon=":material/trending_down:"),
+    st.Page("app_pages/sampling.py", title=t(*TITLES["app_pages/sampling.py"]), icon=":material/casino:"),
+    st.Page("app_pages/detector.py", title=t(*TITLES["app_pages/detector.py"]), icon=":material/policy:"),
+    st.Page("app_pages/ceiling.py", title=t(*TITLES["app_pages/ceiling.py"]), icon=":material/vertical_align_top:"),
 ]
 nav = st.navigation(pages)
 with url_state.publishing():  # the sidebar's settings and the page's inputs reach the URL once, when the run ends

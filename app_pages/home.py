@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.chapters import CHAPTERS
+from ui.chapters import CHAPTERS, TITLES
 from ui.i18n import t
 
 st.title(t("GPT-1 and GPT-2, taken apart — the explorer", "GPT-1 e GPT-2, desmontados — o explorador"))
@@ -20,9 +20,10 @@ for number, title_en, title_pt, pages, command, what_en, what_pt in CHAPTERS:
     with st.container(border=True):
         heading = (f"{t('Chapter', 'Capítulo')} {number} · " if number != "—" else "") + t(title_en, title_pt)
         if pages:
-            also = t("and also this page", "e também esta página")
-            for k, path in enumerate(pages):
-                st.page_link(path, label=f"**{heading}**" if k == 0 else also)
+            for k, path in enumerate(pages):  # the chapter, then the page it opens (its name in the navigation)
+                page = t(*TITLES[path])
+                st.page_link(path, label=f"**{heading}** → {page}" if k == 0 else t(f"and also → {page}",
+                                                                                      f"e também → {page}"))
         else:
             st.markdown(f"**{heading}**")
         st.caption(t(what_en, what_pt) + (f" `{command}`" if command else ""))

@@ -94,7 +94,9 @@ def check_pair(performer, observer) -> None:
 def _log_probs(model, ids: list[int], context: int, probabilities: bool = False) -> Callable:
     """A generator of (positions, log p) chunks: every token after the first, each once, with the
     log-probabilities (n, V) of the distribution that predicts it (the perplexity page's windows,
-    stride half the context); the probabilities themselves with `probabilities`."""
+    stride half the context); the probabilities themselves with `probabilities`. The caller runs it under
+    torch.inference_mode: a generator suspended inside that context would leave it on for the thread when
+    it is finalised out of order (two generators interleaved), as a test run showed."""
     import torch
 
     normalise = torch.softmax if probabilities else torch.log_softmax
@@ -102,12 +104,11 @@ def _log_probs(model, ids: list[int], context: int, probabilities: bool = False)
     def chunks():
         x = torch.tensor(ids)
         head = model.get_output_embeddings()
-        with torch.inference_mode():
-            for w in windows(len(ids), context, max(1, context // 2)):
-                hidden = model.base_model(input_ids=x[None, w.begin:w.end]).last_hidden_state[0]  # (T, d)
-                for c in range(w.first, w.end, LOGIT_ROWS):
-                    pos = torch.arange(c, min(c + LOGIT_ROWS, w.end))
-                    yield pos, normalise(head(hidden[pos - 1 - w.begin]).float(), dim=-1)  # (n, V)
+        for w in windows(len(ids), context, max(1, context // 2)):
+            hidden = model.base_model(input_ids=x[None, w.begin:w.end]).last_hidden_state[0]  # (T, d)
+            for c in range(w.first, w.end, LOGIT_ROWS):
+                pos = torch.arange(c, min(c + LOGIT_ROWS, w.end))
+                yield pos, normalise(head(hidden[pos - 1 - w.begin]).float(), dim=-1)  # (n, V)
     return chunks
 
 
@@ -147,13 +148,16 @@ def token_stats(loaded, ids: list[int], observer=None, top: int = TOP) -> dict[s
     context = min(loaded.context, observer.context) if observer is not None else loaded.context
     x = torch.tensor(ids)
     parts = []
-    theirs = _log_probs(observer.model, ids, context, probabilities=True)() if observer is not None else None
-    for pos, logp in _log_probs(loaded.model, ids, context)():
-        part = {"position": pos, "id": x[pos], **_stats(logp, x[pos], top)}
+    with torch.inference_mode():  # both generators run and end inside it (see _log_probs)
+        theirs = _log_probs(observer.model, ids, context, probabilities=True)() if observer is not None else None
+        for pos, logp in _log_probs(loaded.model, ids, context)():
+            part = {"position": pos, "id": x[pos], **_stats(logp, x[pos], top)}
+            if theirs is not None:
+                _, obs = next(theirs)  # the observer's probabilities at the same positions
+                part["x_entropy"] = -(obs * logp).sum(-1)
+            parts.append(part)
         if theirs is not None:
-            _, obs = next(theirs)  # the observer's probabilities at the same positions
-            part["x_entropy"] = -(obs * logp).sum(-1)
-        parts.append(part)
+            theirs.close()
     return {k: torch.cat([p[k] for p in parts]).double().numpy() if k not in ("position", "id", "rank", "top_id")
             else torch.cat([p[k] for p in parts]).numpy() for k in parts[0]}
 

@@ -289,3 +289,15 @@ def test_the_balanced_subset_keeps_every_human_text_and_every_group():
     counts = {s: sum(t["setting"] == s for t in machine) for s in detect_set.SETTINGS}
     assert set(counts.values()) == {len(human) // len(detect_set.SETTINGS)}
     assert {t["generator"] for t in machine} == set(detect_set.GENERATORS)
+
+
+def test_scoring_leaves_the_threads_grad_mode_as_it_found_it(gpt2, gpt1):
+    """A generator suspended inside torch.inference_mode once left the mode on for the whole thread (training
+    tests run after this file then failed): scoring must leave grad mode and inference mode untouched."""
+    ids = ids_of(150, gpt2.model.config.vocab_size, seed=4)  # several windows and chunks
+    assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+    detect.token_stats(gpt2, ids, observer=gpt1)
+    import gc
+
+    gc.collect()
+    assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()

@@ -3,6 +3,20 @@ or the `python -m lab` command, and plainly which ones the app does not cover. T
 
 from __future__ import annotations
 
+# Each page's title, as the navigation and the course map name it.
+TITLES = {
+    "app_pages/home.py": ("Home", "Início"),
+    "app_pages/tokens.py": ("Tokenization costs", "Custo da tokenização"),
+    "app_pages/analogies.py": ("Embedding analogies", "Analogias de embeddings"),
+    "app_pages/attention.py": ("Attention heads", "Cabeças de atenção"),
+    "app_pages/causal_mask.py": ("The causal mask", "A máscara causal"),
+    "app_pages/logit_lens.py": ("Logit lens", "Lente dos logits"),
+    "app_pages/perplexity.py": ("Perplexity", "Perplexidade"),
+    "app_pages/sampling.py": ("Sampling", "Amostragem"),
+    "app_pages/detector.py": ("The detector", "O detector"),
+    "app_pages/ceiling.py": ("The ceiling", "O teto"),
+}
+
 # (chapter, title en, title pt, pages (paths), command or None, what en, what pt); no page and no command: not covered
 CHAPTERS = [
     ("00", "Three models as a cross-section of history", "Três modelos como um corte da história", (),
