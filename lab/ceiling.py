@@ -22,6 +22,7 @@ from lab.perplexity import windows
 from lab.text import encode
 
 MAX_N = 64
+LOGIT_ROWS = 256  # positions whose logits are held at once
 FORCED_CONTEXT = 128  # tokens of text before a forced token that the experiment keeps (bounded cost on big models)
 
 
@@ -49,7 +50,9 @@ def predictions(model, ids: list[int], context: int) -> np.ndarray:
         for w in windows(len(ids), context, max(1, context // 2)):
             hidden = model.base_model(input_ids=x[None, w.begin:w.end]).last_hidden_state[0]  # (T, d)
             rows = hidden[w.first - 1 - w.begin:w.end - 1 - w.begin]  # the states that predict ids[first:end]
-            out[w.first - 1:w.end - 1] = head(rows).argmax(-1).numpy()
+            for c in range(0, len(rows), LOGIT_ROWS):  # 256 x 50,257 logits at a time (51 MB), not the window's
+                part = rows[c:c + LOGIT_ROWS]
+                out[w.first - 1 + c:w.first - 1 + c + len(part)] = head(part).argmax(-1).numpy()
     return out
 
 

@@ -113,3 +113,10 @@ def test_cli_contract(tmp_path, capsys):
     assert main(["ceiling", "--json", "--file", str(f), "--max-n", "0"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("lab: error:") for line in err)
+
+
+def test_logits_in_chunks_give_the_same_predictions(gpt2, monkeypatch):
+    ids = torch.randint(0, 500, (150,), generator=torch.Generator().manual_seed(5)).tolist()
+    whole = ceiling.predictions(gpt2.model, ids, gpt2.context)
+    monkeypatch.setattr(ceiling, "LOGIT_ROWS", 7)  # several chunks per window, a short last one
+    assert ceiling.predictions(gpt2.model, ids, gpt2.context).tolist() == whole.tolist()
