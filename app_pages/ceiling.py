@@ -59,13 +59,13 @@ draw.curves(results, max_n)
 st.subheader(t("One wrong token, forced", "Um token errado, forçado"))
 m = get_model(results[-1]["model"])
 n_tokens = min(len(encode(m.tokenizer, text)), m.context)
-if n_tokens < 3:
+if n_tokens < 4:  # a position with a token before it and at least one after, and a range for the slider
     st.info(t("The text is too short to force a token into it.", "O texto é curto demais para forçar um token nele."))
-    st.stop()
-position = widgets.Slider("ceil_pos", t(f"Position of the forced token ({m.name})",
-                                        f"Posição do token forçado ({m.name})"), 1, n_tokens - 2,
-                          min(40, n_tokens - 2)).draw()
-draw.forced(cached.forced_view(m.name, text, position))
+else:
+    position = widgets.Slider("ceil_pos", t(f"Position of the forced token ({m.name})",
+                                            f"Posição do token forçado ({m.name})"), 1, n_tokens - 2,
+                              min(40, n_tokens - 2)).draw()
+    draw.forced(cached.forced_view(m.name, text, position))
 
 st.subheader(t("The argument on the course models, unseen text", "O argumento nos modelos do curso, texto inédito"))
 with st.spinner(t("Measuring the three course decoders…", "Medindo os três decoders do curso…")):
