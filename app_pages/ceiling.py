@@ -9,7 +9,7 @@ from ui import presentation, widgets
 from ui.cached import ceiling as cached
 from ui.draw import ceiling as draw
 from ui.i18n import t
-from ui.limits import offered
+from ui.limits import offered, page_cut
 from ui.messages import text as worded
 from ui.model_loader import get_model
 
@@ -32,7 +32,10 @@ names = {"unseen:en": t("Debian documentation no course model saw (EN)",
 source = widgets.Choice("ceil_source", t("Text", "Texto"), list(names), t("unseen:en", "unseen:pt"),
                         format_func=names.get).draw()
 own = widgets.Text("ceil_text", t("Your text", "Seu texto"), unseen["en"][:1200], height=140)
-text = draw.page_cut(own.draw()) if source == "own" else unseen[source.split(":")[1]][:cached.PAGE_CHARS]
+if source == "own":
+    text = page_cut(own.draw(), cached.PAGE_CHARS, "ceiling")
+else:
+    text = unseen[source.split(":")[1]][:cached.PAGE_CHARS]
 decoders = [n for n in offered(registry.REGISTRY) if registry.info(n).kind == "decoder"]
 models = widgets.MultiSelect("ceil_models", t("Models", "Modelos"), decoders,
                              [n for n in cached.COURSE_DECODERS if n in decoders]).draw()

@@ -8,7 +8,7 @@ from ui import messages, presentation, widgets
 from ui.cached import detect as cached
 from ui.draw import detect as draw
 from ui.i18n import lang, t
-from ui.limits import offered
+from ui.limits import offered, page_cut
 from ui.model_loader import current_model, get_model
 
 st.title(t("The detector", "O detector"))
@@ -36,7 +36,7 @@ sample_names |= {s: t(f"course-gpt2 continuing it: {draw.group_names()['setting:
 source = widgets.Choice("det_source", t("Text", "Texto"), ["own", *cached.SAMPLES], "human",
                         format_func=sample_names.get).draw()
 own = widgets.Text("det_text", t("Your text", "Seu texto"), texts["human"], height=140)
-text = draw.page_cut(own.draw()) if source == "own" else texts[source]
+text = page_cut(own.draw(), cached.PAGE_CHARS, "detect") if source == "own" else texts[source]
 if source != "own":
     with st.expander(t("Show the text", "Mostrar o texto")):
         st.text(text)

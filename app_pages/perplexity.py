@@ -7,7 +7,7 @@ from ui import presentation, widgets
 from ui.cached import perplexity as cached
 from ui.draw import perplexity as draw
 from ui.i18n import model_label, num, t
-from ui.limits import keep_offered, offered, perplexity_cap
+from ui.limits import keep_offered, offered, page_cut, perplexity_cap
 
 COURSE_DECODERS = ["course-gpt2-1x64", "course-gpt2-2x128", "course-gpt2"]
 
@@ -26,7 +26,7 @@ source = widgets.Choice("ppl_source", t("Text", "Texto"), names, t("unseen:en", 
                         format_func=names.get).draw()
 if source == "own":
     own = widgets.Text("ppl_text", t("Your text", "Seu texto"), texts["own"], cap=perplexity_cap, height=160).draw()
-    text = draw.page_cut(own)
+    text = page_cut(own, cached.PAGE_CHARS, "perplexity")
 else:
     text = draw.passage(texts[source])
 labels = {n: model_label(n) for n in registry.REGISTRY}

@@ -1,6 +1,7 @@
 """The hosted demo's caps on the page (lab.hosting decides them): text cut with a notice, models refused in words.
 
-Every function is a no-op when the app is not hosted (`LAB_HOSTED` unset): a laptop has no caps.
+Every hosted cap is a no-op when the app is not hosted (`LAB_HOSTED` unset): a laptop has no caps. `page_cut` is
+the one limit that holds everywhere: how much of a reader's text a page measures (its CLI command takes it whole).
 """
 
 from __future__ import annotations
@@ -88,3 +89,15 @@ def refused_notice(names: list[str]) -> None:
     st.warning(t(f"This hosted demo does not offer {listed}. Run the app on your own machine (`streamlit run app.py`) "
                  "for every model.", f"Esta demonstração hospedada não oferece {listed}. Rode o app na sua máquina "
                  "(`streamlit run app.py`) para ter todos os modelos."))
+
+
+def page_cut(text: str, chars: int, command: str) -> str:
+    """The reader's text as a page measures it: its first `chars` characters, with a notice naming the
+    `python -m lab <command>` that takes it whole, when it is longer."""
+    if len(text) <= chars:
+        return text
+    st.info(t(f"The page measures the first {num(chars)} of these {num(len(text))} characters. For the whole text: "
+              f"`python -m lab {command} --file FILE`.",
+              f"A página mede os primeiros {num(chars)} destes {num(len(text))} caracteres. Para o texto inteiro: "
+              f"`python -m lab {command} --file ARQUIVO`."))
+    return text[:chars]

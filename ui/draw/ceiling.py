@@ -13,17 +13,6 @@ from ui.i18n import lang, num, t
 from viz import ceiling as viz
 
 
-def page_cut(text: str) -> str:
-    """The reader's text as the page measures it: its first PAGE_CHARS characters, with a notice when cut."""
-    if len(text) > cached.PAGE_CHARS:
-        st.info(t(f"The page measures the first {num(cached.PAGE_CHARS)} of these {num(len(text))} characters. For "
-                  "the whole text: `python -m lab ceiling --file FILE`.",
-                  f"A página mede os primeiros {num(cached.PAGE_CHARS)} destes {num(len(text))} caracteres. Para o "
-                  "texto inteiro: `python -m lab ceiling --file ARQUIVO`."))
-        return text[:cached.PAGE_CHARS]
-    return text
-
-
 def pct(x: float | None) -> str:
     return "—" if x is None else f"{num(100 * x, 1)} %"
 

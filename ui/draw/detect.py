@@ -40,17 +40,6 @@ def bucket_names(buckets: tuple) -> list[str]:
     return [f"top {a}", f"top {b}", f"top {c}", t(f"beyond {c}", f"além de {c}")]
 
 
-def page_cut(text: str) -> str:
-    """The reader's text as the page scores it: its first PAGE_CHARS characters, with a notice when cut."""
-    if len(text) > cached.PAGE_CHARS:
-        st.info(t(f"The page scores the first {num(cached.PAGE_CHARS)} of these {num(len(text))} characters. For the "
-                  "whole text: `python -m lab detect --file FILE`.",
-                  f"A página avalia os primeiros {num(cached.PAGE_CHARS)} destes {num(len(text))} caracteres. Para o "
-                  "texto inteiro: `python -m lab detect --file ARQUIVO`."))
-        return text[:cached.PAGE_CHARS]
-    return text
-
-
 def set_note(rows: list[dict], model: str, observer: str | None) -> None:
     """Which models scored the evaluation set, and on how many of its texts."""
     n_h = sum(r["label"] == "human" for r in rows)

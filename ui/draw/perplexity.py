@@ -8,20 +8,9 @@ import streamlit as st
 
 from ui import exports, presentation, widgets
 from ui.cached import perplexity as cached
-from ui.i18n import lang, num, t
+from ui.i18n import lang, t
 from ui.limits import clip_perplexity
 from viz import perplexity as viz
-
-
-def page_cut(text: str) -> str:
-    """The reader's own text as the page measures it: its first PAGE_CHARS characters, with a notice when cut."""
-    if len(text) > cached.PAGE_CHARS:  # 200,000 characters would take minutes per model; the CLI takes it whole
-        st.info(t(f"The page measures the first {num(cached.PAGE_CHARS)} of these {num(len(text))} characters. "
-                  "For the whole text: `python -m lab perplexity --file FILE`.",
-                  f"A página mede os primeiros {num(cached.PAGE_CHARS)} destes {num(len(text))} caracteres. "
-                  "Para o texto inteiro: `python -m lab perplexity --file ARQUIVO`."))
-        return text[:cached.PAGE_CHARS]
-    return text
 
 
 def passage(text: str) -> str:
