@@ -31,6 +31,7 @@ MODULES = (
     "lab.cli.sampling",
     "lab.cli.detect",
     "lab.cli.ceiling",
+    "lab.cli.trace",
 )
 
 
