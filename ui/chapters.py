@@ -14,6 +14,7 @@ TITLES = {
     "app_pages/perplexity.py": ("Perplexity", "Perplexidade"),
     "app_pages/sampling.py": ("Sampling", "Amostragem"),
     "app_pages/detector.py": ("The detector", "O detector"),
+    "app_pages/code.py": ("Code beside the tensors", "O código ao lado dos tensores"),
     "app_pages/ceiling.py": ("The ceiling", "O teto"),
 }
 
@@ -53,8 +54,9 @@ CHAPTERS = [
     ("12", "The detector", "O detector", ("app_pages/detector.py",), None,
      "A model as an AI-text classifier, and whom it wrongly accuses.",
      "Um modelo como classificador de texto de IA, e quem ele acusa por engano."),
-    ("13", "GPT-2's original code", "O código original do GPT-2", (), None,
-     "Not covered by the app yet.", "Ainda não coberto pelo app."),
+    ("13", "GPT-2's original code", "O código original do GPT-2", ("app_pages/code.py",), "python -m lab trace",
+     "A forward pass written out, each line beside the tensor it makes, and the KV cache measured.",
+     "Um forward escrito por extenso, cada linha ao lado do tensor que produz, e o cache KV medido."),
     ("14", "Serving a model over HTTP", "Servir um modelo por HTTP", (), None,
      "Not covered by the app yet.", "Ainda não coberto pelo app."),
     ("15", "The lab guide", "O guia do laboratório", (), "python -m lab --help",

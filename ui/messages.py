@@ -102,6 +102,25 @@ PAGES: dict[tuple[str, str], Words] = {
                                               "O texto é um único token: não há nada a prever."),
     ("CeilingError", "encoder"): lambda d: (
         None, f"{d['model']} é um encoder (modelo de máscara): ele não prevê o próximo token"),
+    ("TraceError", "encoder"): lambda d: (
+        f"{d['model']} is an encoder, and this page runs GPT-2's code, a decoder's.",
+        f"{d['model']} é um encoder, e esta página roda o código do GPT-2, o de um decoder."),
+    ("TraceError", "not_gpt2"): lambda d: (
+        f"{d['model']} is a {d['model_type']} model: this page runs GPT-2's architecture only.",
+        f"{d['model']} é um modelo {d['model_type']}: esta página roda só a arquitetura do GPT-2."),
+    ("TraceError", "activation"): lambda d: (
+        f"{d['model']} uses {d['activation']}, not GPT-2's GELU.", f"{d['model']} usa {d['activation']}, não a "
+        "GELU do GPT-2."),
+    ("TraceError", "untied"): lambda d: (
+        f"{d['model']} has an output layer of its own; GPT-2 reuses wte.",
+        f"{d['model']} tem uma camada de saída própria; o GPT-2 reaproveita a wte."),
+    ("TraceError", "layer"): lambda d: (f"The layer must be from 0 to {d['layers'] - 1}.",
+                                        f"A camada deve ir de 0 a {d['layers'] - 1}."),
+    ("TraceError", "head"): lambda d: (f"The head must be from 0 to {d['heads'] - 1}.",
+                                       f"A cabeça deve ir de 0 a {d['heads'] - 1}."),
+    ("TraceError", "too_long"): lambda d: (
+        f"The text is {num(d['tokens'])} tokens, more than the context of {num(d['context'])}.",
+        f"O texto tem {num(d['tokens'])} tokens, mais que o contexto de {num(d['context'])}."),
 }
 
 LINKS: dict[tuple[str, str], Words] = {
