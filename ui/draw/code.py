@@ -24,6 +24,7 @@ from viz import code as viz
 STEPS = ("wte", "wte_plus_wpe", "ln_1", "attn.c_attn", "attn.q", "attn.k", "attn.v", "attn.present", "attn.scores",
          "attn.masked", "attn.weights", "attn.mixed", "attn.merge_heads", "attn.c_proj", "x_plus_attn", "ln_2",
          "mlp.c_fc", "mlp.gelu", "mlp.c_proj", "x_plus_mlp", "ln_f", "logits", "present")
+MARK = "#ffe58a"  # the chosen step's line
 CODE_PX = {False: 12.5, True: 17}  # the source's font size, normal and presentation mode
 SQUARE = ("attn.scores", "attn.masked", "attn.weights")  # [H, T, S]: the chosen head as a query x key heatmap
 
@@ -103,11 +104,12 @@ def source(step: str) -> None:
     line = lines[step]
     start, count = next((s, n) for s, n in cached.functions().values() if s <= line < s + n)
     body = "\n".join(text.splitlines()[start - 1:start - 1 + count])
-    formatter = HtmlFormatter(noclasses=True, linenos="inline", linenostart=start, hl_lines=[line - start + 1],
-                              hl_color="#ffe58a", nobackground=False)
-    size = CODE_PX[presentation.on()]
-    st.html(f"<style>.lab-code pre {{font-size: {size}px !important; overflow-x: auto; margin: 0}}</style>"
-            f'<div class="lab-code">{highlight(body, PythonLexer(), formatter)}</div>')
+    formatter = HtmlFormatter(noclasses=True, linenos="inline", linenostart=start, hl_lines=[line - start + 1])
+    pale = f'<span style="background-color: {formatter.style.highlight_color}">'  # inline styles ignore hl_color
+    marked = highlight(body, PythonLexer(), formatter).replace(pale, f'<span class="lab-step" style="background-color: '
+                                                                     f'{MARK}">', 1)
+    st.html(f"<style>.lab-code pre {{font-size: {CODE_PX[presentation.on()]}px !important; overflow-x: auto; "
+            f'margin: 0}}</style><div class="lab-code">{marked}</div>')
     st.caption(t(f"lab/gpt2.py, line {line}", f"lab/gpt2.py, linha {line}"))
 
 
