@@ -260,6 +260,7 @@ def text_forms(m: dict, files: dict) -> dict:
         "next (table)": lambda t: ["next", "--model", g, "--prompt", t, "--top", "3", "--temperature", "0.5"],
         "sample --prompt": lambda t: ["sample", "--json", "--model", g, "--prompt", t, "--seed", "3",
                                       "--max-new-tokens", "2", "--top-p", "0.9"],
+        "trace --text": lambda t: ["trace", "--json", "--model", g, "--text", t, "--layer", "1", "--head", "3"],
     }
 
 
@@ -267,7 +268,7 @@ def test_every_text_case_on_every_text_command(fast_load, case_files):
     texts = [(name, text) for name, text in CASES]
     assert len(texts) >= 33
     n = sweep(text_forms(fast_load, case_files), texts)
-    assert n == 19 * len(CASES) - 3 - sum(len(t) > 1000 for _, t in CASES)  # the skips of text_forms
+    assert n == 20 * len(CASES) - 3 - sum(len(t) > 1000 for _, t in CASES)  # the skips of text_forms
 
 
 def test_every_case_from_stdin():
@@ -314,6 +315,7 @@ def test_bad_model_names_on_every_model_command(fast_load, case_files):
         "next": lambda v: ["next", "--json", "--model", v, "--prompt", "the cat"],
         "sample": lambda v: ["sample", "--json", "--model", v, "--prompt", "the cat", "--seed", "1",
                              "--max-new-tokens", "1"],
+        "trace": lambda v: ["trace", "--json", "--model", v, "--text", "the cat"],
     }
     names = CASES + EXTRA_NAMES
     n = sweep(forms, names, expect_2=True)
@@ -323,7 +325,7 @@ def test_bad_model_names_on_every_model_command(fast_load, case_files):
                 "detect --file": lambda v: ["detect", "--model", fast_load["gpt2"], "--file", v]},
                [(k, v) for k, v in names if v not in (str(ROOT / "tests" / "bad_inputs.py"), os.devnull)],
                expect_2=True)
-    assert n == 15 * len(names) - 5 * 2
+    assert n == 16 * len(names) - 5 * 2
 
 
 def test_bad_names_on_models_prefetch_bench_and_encodings(monkeypatch, tmp_path):

@@ -29,7 +29,7 @@ PAGES = {"tokens": "app_pages/tokens.py", "analogies": "app_pages/analogies.py",
          "attention": "app_pages/attention.py", "causal": "app_pages/causal_mask.py",
          "sampling": "app_pages/sampling.py", "perplexity": "app_pages/perplexity.py",
          "lens": "app_pages/logit_lens.py", "detector": "app_pages/detector.py",
-         "ceiling": "app_pages/ceiling.py"}
+         "ceiling": "app_pages/ceiling.py", "code": "app_pages/code.py"}
 # page -> its text boxes: (widget kind, key, the page's request when this box is blank, or None)
 FIELDS = {
     "tokens": [("text_area", "tokens_pt", "Type or paste some Portuguese text"), ("text_area", "tokens_en", None)],
@@ -44,6 +44,7 @@ FIELDS = {
     "lens": [("text_area", "lens_text", "Type some text"), ("text_input", "lens_word", None)],
     "detector": [("text_area", "det_text", "Type a text to score")],
     "ceiling": [("text_area", "ceil_text", "Type a text to measure")],
+    "code": [("text_area", "code_text", "Type a text to run the code on")],
 }
 BLANK = ("empty", "whitespace", "newlines only")
 # Numeric and choice parameters a link can carry, per page (every one of them bound through ui/url_state).
@@ -59,6 +60,7 @@ URL_KEYS = {
     "lens": ["lens_position", "lens_new_word"],
     "detector": ["det_source", "det_observer", "det_buckets", "det_method", "det_threshold", "det_prevalence"],
     "ceiling": ["ceil_source", "ceil_models", "ceil_n", "ceil_pos"],
+    "code": ["code_layer", "code_head", "code_step"],
 }
 NOTICE = ("Ignored from the link", "Ignorado do link")
 UNKNOWN_MODEL = "The link names a model this app does not know"  # the sidebar's own notice for ?model=

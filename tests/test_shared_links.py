@@ -26,7 +26,8 @@ from ui.url_codecs import MAX_LINK_TEXT, LinkValueError
 PAGES = {"home": "app_pages/home.py", "tokens": "app_pages/tokens.py", "analogies": "app_pages/analogies.py",
          "attention": "app_pages/attention.py", "causal": "app_pages/causal_mask.py",
          "lens": "app_pages/logit_lens.py", "perplexity": "app_pages/perplexity.py",
-         "sampling": "app_pages/sampling.py", "detector": "app_pages/detector.py", "ceiling": "app_pages/ceiling.py"}
+         "sampling": "app_pages/sampling.py", "detector": "app_pages/detector.py", "ceiling": "app_pages/ceiling.py",
+         "code": "app_pages/code.py"}
 HUGE = "a" * 100_000
 NOTICE = ("Ignored from the link", "Ignorado do link")
 
@@ -314,7 +315,8 @@ KEYS = {"tokens": ["tokens_sample", "tokens_pt", "tokens_en", "tokens_encoding"]
                      "samp_pick", "samp_compare", "samp_b_temperature", "samp_b_top_k", "samp_b_top_p"],
         "detector": ["det_source", "det_text", "det_observer", "det_buckets", "det_method", "det_threshold",
                      "det_prevalence"],
-        "ceiling": ["ceil_source", "ceil_text", "ceil_models", "ceil_n", "ceil_pos"]}
+        "ceiling": ["ceil_source", "ceil_text", "ceil_models", "ceil_n", "ceil_pos"],
+        "code": ["code_text", "code_layer", "code_head", "code_step"]}
 
 
 @pytest.mark.parametrize("page", list(KEYS))

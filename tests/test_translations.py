@@ -48,7 +48,7 @@ from lab.causal import TROPHY
 from tests.pages import open_page
 
 PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling",
-         "detector", "ceiling")
+         "detector", "ceiling", "code")
 # The same inputs in both languages (the pages' Portuguese defaults), so both runs show the same numbers.
 INPUTS = {"attn_text": TROPHY["pt"][0], "mask_text": TROPHY["pt"][0], "lens_text": lens.DEFAULT_TEXT["pt"],
           "samp_prompt": sampling.PROMPTS["pt"], "trophy_pair": "pt", "trophy_a": TROPHY["pt"][0],
@@ -101,6 +101,7 @@ ALLOWED = [
     r"Fast-DetectGPT", r"\*Release Strategies and the Social Impacts of Language Models\*",  # the detector's sources
     r"\*GPT detectors are biased against non-native English writers\*",
     r"\*Exposure Bias versus Self-Recovery\*", r"\*The Illusion of Diminishing Returns\*",  # the ceiling's sources
+    r"[a-z][a-z0-9]*(?:[._][a-z0-9]+)+",  # code names: attn.weights, default_hparams, model.py
 ]
 # Portuguese words that are not English, for the English run.
 PORTUGUESE = set("""
@@ -203,17 +204,17 @@ class Shown:
 class _Html(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.titles, self.texts, self.style = [], [], False
+        self.titles, self.texts, self.skip = [], [], 0
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag, attrs):  # style, script and source code (<pre>) are not UI wording
         self.titles += [v for k, v in attrs if k == "title" and v]
-        self.style = tag in ("style", "script")
+        self.skip += tag in ("style", "script", "pre")
 
     def handle_endtag(self, tag):
-        self.style = False
+        self.skip -= tag in ("style", "script", "pre") and self.skip > 0
 
     def handle_data(self, data):
-        if data.strip() and not self.style:
+        if data.strip() and not self.skip:
             self.texts.append(data)
 
 

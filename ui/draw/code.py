@@ -19,6 +19,7 @@ from ui.cached.attention import names as attention_names
 from ui.i18n import lang, num, t
 from viz import attention as heat
 from viz import code as viz
+from viz.format import written
 
 # The steps in the order the pass makes them (the step slider's stops), as lab/gpt2.py names them.
 STEPS = ("wte", "wte_plus_wpe", "ln_1", "attn.c_attn", "attn.q", "attn.k", "attn.v", "attn.present", "attn.scores",
@@ -140,13 +141,17 @@ def tensor(view: dict, labels: list[str], step: str, head: int) -> None:
         st.page_link(page, label=t("Open that page", "Abrir essa página"), icon=":material/arrow_forward:")
 
 
+def sci(x: float) -> str:
+    """A small difference in scientific notation, as the reader's language writes it: 1.2e-05, 1,2e-05."""
+    return written(f"{x:.1e}", lang())
+
+
 def top(result: dict) -> None:
     """The last position's top tokens and the parity figure."""
     exports.chart("code-top", st, viz.top_logits(result["top"], t("the next token, top 5", "o próximo token, top 5"),
                                                  "logit", lang()), key="code_top")
-    st.caption(t(f"Largest difference from transformers' own logits on this text: {result['max_abs_diff']:.1e}.",
-                 f"Maior diferença para os logits do próprio transformers neste texto: "
-                 f"{num(result['max_abs_diff'], 7)}."))
+    st.caption(t(f"Largest difference from transformers' own logits on this text: {sci(result['max_abs_diff'])}.",
+                 f"Maior diferença para os logits do próprio transformers neste texto: {sci(result['max_abs_diff'])}."))
 
 
 def kv_section(rows: list[dict]) -> None:
@@ -160,7 +165,7 @@ def kv_section(rows: list[dict]) -> None:
                            "present": " × ".join(map(str, r["cache"])),
                            t("ms with cache", "ms com cache"): num(1000 * r["with_cache"], 2),
                            t("ms without", "ms sem"): num(1000 * r["without_cache"], 2),
-                           t("largest logit difference", "maior diferença de logit"): f"{r['max_abs_diff']:.1e}"}
+                           t("largest logit difference", "maior diferença de logit"): sci(r["max_abs_diff"])}
                           for r in rows])
     st.dataframe(frame, hide_index=True)
     exports.table("code-kv", st, frame)
