@@ -12,8 +12,9 @@ SCREEN = (1280, 720)
 MIN_VISIBLE = 150  # pixels of the main view on the first screen, at least
 CHART = '[data-testid="stVegaLiteChart"]'
 MAIN = {"tokens": '[data-testid="stTable"]', "analogies": CHART, "attention": CHART, "causal_mask": CHART,
-        "logit_lens": CHART, "perplexity": '[data-testid="stDataFrame"]', "sampling": ".samp-text"}
-TEXT = {"tokens": '[data-testid="stTable"] td', "sampling": ".samp-text"}  # main views that are text, not charts
+        "logit_lens": CHART, "perplexity": '[data-testid="stDataFrame"]', "sampling": ".samp-text",
+        "code": ".lab-code"}
+TEXT = {"tokens": '[data-testid="stTable"] td', "sampling": ".samp-text", "code": ".lab-code pre"}  # main views that are text, not charts
 MEASURE = r"""([main, text]) => {
   const px = (sel) => {
     const e = sel && document.querySelector(sel);
