@@ -53,7 +53,7 @@ if result["cut"]:
                  f"A página roda os primeiros {cached.PAGE_TOKENS} tokens do texto ({num(result['cut'])} ficaram "
                  "de fora); `python -m lab trace` aceita um contexto inteiro."))
 with presentation.stacking("code"):
-    code_col, tensor_col = st.columns([5, 6])
+    code_col, tensor_col = st.columns(2)
 with code_col:
     draw.source(step)
 with tensor_col:

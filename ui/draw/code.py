@@ -109,7 +109,7 @@ def source(step: str) -> None:
     pale = f'<span style="background-color: {formatter.style.highlight_color}">'  # inline styles ignore hl_color
     marked = highlight(body, PythonLexer(), formatter).replace(pale, f'<span class="lab-step" style="background-color: '
                                                                      f'{MARK}">', 1)
-    st.html(f"<style>.lab-code pre {{font-size: {CODE_PX[presentation.on()]}px !important; overflow-x: auto; "
+    st.html(f"<style>.lab-code pre {{font-size: {CODE_PX[presentation.on()]}px !important; white-space: pre-wrap; overflow-wrap: anywhere; "
             f'margin: 0}}</style><div class="lab-code">{marked}</div>')
     st.caption(t(f"lab/gpt2.py, line {line}", f"lab/gpt2.py, linha {line}"))
 
