@@ -114,22 +114,21 @@ def pseudo_nll(model, ids: list[int], mask_id: int, specials: set[int], context:
     Text longer than the context is cut into consecutive windows; a window keeps the tokenizer's
     <s> and </s> around its piece, as the encoder saw in training.
     """
+    positions, nll = [], []
+    for where, logp, target, done in masked_rows(model, ids, mask_id, specials, context, batch):
+        positions += where
+        nll.append(-logp.gather(1, target[:, None])[:, 0].double().numpy())
+        if progress:
+            progress(done)
+    return np.array(positions), np.concatenate(nll)
+
+
+def masked_rows(model, ids: list[int], mask_id: int, specials: set[int], context: int, batch: int = 32):
+    """For pseudo_nll and lab.fill: each non-special token masked alone, `batch` at a time; yields (positions in
+    ids, log-probabilities at the masked slots (B, V), the true ids (B,), share done)."""
     import torch
 
-    body = [i for i, t in enumerate(ids) if t not in specials]
-    if not body:
-        raise PerplexityError("the text is empty", "empty")
-    if len(body) < 2:
-        raise PerplexityError("the text is a single token: there is nothing to predict", "one_token")
-    first, last = ids[0] if ids[0] in specials else None, ids[-1] if ids[-1] in specials else None
-    room = context - (first is not None) - (last is not None)
-    jobs = []  # (window ids, index of the masked token in the window, its position in ids)
-    for start in range(0, len(body), room):
-        piece = body[start:start + room]
-        row = ([first] if first is not None else []) + [ids[p] for p in piece] + ([last] if last is not None else [])
-        shift = 1 if first is not None else 0
-        jobs += [(row, k + shift, p) for k, p in enumerate(piece)]
-    nll = np.zeros(len(jobs))
+    jobs = _mask_jobs(ids, specials, context)
     with torch.inference_mode():
         for s in range(0, len(jobs), batch):
             part = jobs[s:s + batch]
@@ -141,11 +140,26 @@ def pseudo_nll(model, ids: list[int], mask_id: int, specials: set[int], context:
             x[torch.arange(len(part)), where] = mask_id
             hidden = model.base_model(input_ids=x, attention_mask=valid).last_hidden_state  # (B, T, d)
             logits = model.lm_head(hidden[torch.arange(len(part)), where])  # (B, V): masked slots only
-            logp = torch.log_softmax(logits.float(), dim=-1)
-            nll[s:s + len(part)] = (-logp.gather(1, target[:, None])[:, 0]).double().numpy()
-            if progress:
-                progress(min(1.0, (s + len(part)) / len(jobs)))
-    return np.array([p for _, _, p in jobs]), nll
+            yield ([p for _, _, p in part], torch.log_softmax(logits.float(), dim=-1), target,
+                   min(1.0, (s + len(part)) / len(jobs)))
+
+
+def _mask_jobs(ids: list[int], specials: set[int], context: int) -> list[tuple[list[int], int, int]]:
+    """(window ids, index of the masked token in the window, its position in ids) for every non-special token."""
+    body = [i for i, t in enumerate(ids) if t not in specials]
+    if not body:
+        raise PerplexityError("the text is empty", "empty")
+    if len(body) < 2:
+        raise PerplexityError("the text is a single token: there is nothing to predict", "one_token")
+    first, last = ids[0] if ids[0] in specials else None, ids[-1] if ids[-1] in specials else None
+    room = context - (first is not None) - (last is not None)
+    jobs = []
+    for start in range(0, len(body), room):
+        piece = body[start:start + room]
+        row = ([first] if first is not None else []) + [ids[p] for p in piece] + ([last] if last is not None else [])
+        shift = 1 if first is not None else 0
+        jobs += [(row, k + shift, p) for k, p in enumerate(piece)]
+    return jobs
 
 
 def exp_or_inf(x: float) -> float:

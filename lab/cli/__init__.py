@@ -32,6 +32,7 @@ MODULES = (
     "lab.cli.detect",
     "lab.cli.ceiling",
     "lab.cli.trace",
+    "lab.cli.fill",
 )
 
 
