@@ -22,6 +22,7 @@ pages = [
     st.Page("app_pages/logit_lens.py", title=t(*TITLES["app_pages/logit_lens.py"]), icon=":material/layers:"),
     st.Page("app_pages/perplexity.py", title=t(*TITLES["app_pages/perplexity.py"]), icon=":material/trending_down:"),
     st.Page("app_pages/sampling.py", title=t(*TITLES["app_pages/sampling.py"]), icon=":material/casino:"),
+    st.Page("app_pages/fill.py", title=t(*TITLES["app_pages/fill.py"]), icon=":material/edit_note:"),
     st.Page("app_pages/detector.py", title=t(*TITLES["app_pages/detector.py"]), icon=":material/policy:"),
     st.Page("app_pages/code.py", title=t(*TITLES["app_pages/code.py"]), icon=":material/code:"),
     st.Page("app_pages/ceiling.py", title=t(*TITLES["app_pages/ceiling.py"]), icon=":material/vertical_align_top:"),

@@ -151,7 +151,9 @@ def trace(loaded, text: str, layer: int = 0, head: int = 0) -> dict:
 
 
 def _best_time(fn, repeats: int) -> tuple[float, object]:
-    """The fastest of `repeats` calls of fn (seconds) and its last result."""
+    """The fastest of `repeats` calls of fn (seconds), after one untimed call (first calls pay one-time costs),
+    and its last result."""
+    fn()
     best = float("inf")
     for _ in range(repeats):
         start = time.perf_counter()

@@ -33,7 +33,7 @@ def matrix(values: np.ndarray, labels: list[str], title: str, row_title: str, co
         y=alt.Y("row:O", axis=_token_axis(row_title, labels)),
         color=alt.Color("value:Q", title=None, scale=alt.Scale(scheme="redblue", domain=[-top, top], reverse=True)),
         tooltip=["token:N", "column:O", alt.Tooltip("value:Q", format=".4f")])
-    return localized(chart.properties(width=width, height=min(22 * t, 560) if t > 1 else 40), lang)
+    return localized(chart.properties(width=width, height=min(22 * t, 560) + 70), lang)  # the height holds the axes
 
 
 def norms(values: np.ndarray, labels: list[str], title: str, row_title: str, value_title: str,
@@ -43,7 +43,7 @@ def norms(values: np.ndarray, labels: list[str], title: str, row_title: str, val
     chart = alt.Chart(frame, title=title).mark_bar().encode(
         y=alt.Y("row:O", axis=_token_axis(row_title, labels)), x=alt.X("norm:Q", title=value_title),
         tooltip=["token:N", alt.Tooltip("norm:Q", format=".3f")])
-    return localized(chart.properties(width=360, height=min(22 * len(values), 560)), lang)
+    return localized(chart.properties(width=360, height=min(22 * len(values), 560) + 70), lang)
 
 
 def top_logits(top: list[tuple[str, float]], title: str, value_title: str, lang: str = "en") -> alt.Chart:
@@ -54,7 +54,7 @@ def top_logits(top: list[tuple[str, float]], title: str, value_title: str, lang:
     chart = alt.Chart(frame, title=title).mark_bar().encode(
         y=alt.Y("token:N", sort=None, title=None), x=alt.X("logit:Q", title=value_title),
         tooltip=["rank:O", "token:N", alt.Tooltip("logit:Q", format=".3f")])
-    return localized(chart.properties(width=360, height=30 * len(top)), lang)
+    return localized(chart.properties(width=360, height=32 * len(top) + 70), lang)  # the height holds the axes
 
 
 def kv_chart(rows: list[dict], with_name: str, without_name: str, title: str, x_title: str, y_title: str,
@@ -68,4 +68,4 @@ def kv_chart(rows: list[dict], with_name: str, without_name: str, title: str, x_
         x=alt.X("tokens:Q", title=x_title, axis=alt.Axis(format="d", tickMinStep=1), scale=alt.Scale(zero=False)),
         y=alt.Y("ms:Q", title=y_title), color=alt.Color("way:N", title=None, legend=alt.Legend(orient="top")),
         tooltip=["way:N", "tokens:Q", alt.Tooltip("ms:Q", format=".2f")])
-    return localized(chart.properties(height=260), lang)
+    return localized(chart.properties(height=340), lang)

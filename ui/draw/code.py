@@ -109,8 +109,9 @@ def source(step: str) -> None:
     pale = f'<span style="background-color: {formatter.style.highlight_color}">'  # inline styles ignore hl_color
     marked = highlight(body, PythonLexer(), formatter).replace(pale, f'<span class="lab-step" style="background-color: '
                                                                      f'{MARK}">', 1)
-    st.html(f"<style>.lab-code pre {{font-size: {CODE_PX[presentation.on()]}px !important; white-space: pre-wrap; overflow-wrap: anywhere; "
-            f'margin: 0}}</style><div class="lab-code">{marked}</div>')
+    style = (f".lab-code pre {{font-size: {CODE_PX[presentation.on()]}px !important; white-space: pre-wrap; "
+             "overflow-wrap: anywhere; margin: 0}")  # long lines wrap: the whole line stays in view
+    st.html(f'<style>{style}</style><div class="lab-code">{marked}</div>')
     st.caption(t(f"lab/gpt2.py, line {line}", f"lab/gpt2.py, linha {line}"))
 
 
@@ -141,6 +142,11 @@ def tensor(view: dict, labels: list[str], step: str, head: int) -> None:
         st.page_link(page, label=t("Open that page", "Abrir essa página"), icon=":material/arrow_forward:")
 
 
+def shown(token: str) -> str:
+    """A token as a table shows it: line breaks and tabs visible (↵ ⇥), spaces as they are."""
+    return token.replace("\n", "↵").replace("\t", "⇥")
+
+
 def sci(x: float) -> str:
     """A small difference in scientific notation, as the reader's language writes it: 1.2e-05, 1,2e-05."""
     return written(f"{x:.1e}", lang())
@@ -161,7 +167,7 @@ def kv_section(rows: list[dict]) -> None:
     exports.chart("code-kv", st, viz.kv_chart(rows, cache, without, t(
         "Cost of each new token", "Custo de cada token novo"), t("tokens so far", "tokens até aqui"), "ms", lang()),
         key="code_kv")
-    frame = pd.DataFrame([{t("step", "passo"): r["step"], t("new token", "token novo"): r["text"],
+    frame = pd.DataFrame([{t("step", "passo"): r["step"], t("new token", "token novo"): shown(r["text"]),
                            "present": " × ".join(map(str, r["cache"])),
                            t("ms with cache", "ms com cache"): num(1000 * r["with_cache"], 2),
                            t("ms without", "ms sem"): num(1000 * r["without_cache"], 2),
