@@ -1,5 +1,6 @@
 """The code page in a real Chromium, on the shipped course-gpt2 (offline): moving the step slider moves the marked
-line of the source and the tensor beside it, and reaches the link. (Presentation mode's larger source: tests/test_browser_presentation.py.)"""
+line of the source and the tensor beside it, and reaches the link. (Presentation mode's larger source:
+tests/test_browser_presentation.py.)"""
 
 from pathlib import Path
 

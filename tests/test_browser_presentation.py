@@ -14,7 +14,8 @@ CHART = '[data-testid="stVegaLiteChart"]'
 MAIN = {"tokens": '[data-testid="stTable"]', "analogies": CHART, "attention": CHART, "causal_mask": CHART,
         "logit_lens": CHART, "perplexity": '[data-testid="stDataFrame"]', "sampling": ".samp-text",
         "code": ".lab-code"}
-TEXT = {"tokens": '[data-testid="stTable"] td', "sampling": ".samp-text", "code": ".lab-code pre"}  # main views that are text, not charts
+# main views that are text, not charts
+TEXT = {"tokens": '[data-testid="stTable"] td', "sampling": ".samp-text", "code": ".lab-code pre"}
 MEASURE = r"""([main, text]) => {
   const px = (sel) => {
     const e = sel && document.querySelector(sel);

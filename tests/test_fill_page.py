@@ -38,7 +38,8 @@ def test_english_fills_equal_the_labs(fresh_caches):
     encoder = load("course-roberta")
     want = fill.fill(encoder, "The <mask> manager installs the package.", 5)["masks"][0]["candidates"]
     assert candidates(at) == [c["token"] for c in want]
-    assert f"The<mark class=\"fill-best\" style=\"background:#ffe58a\">{want[0]['token']}</mark> manager" in sentence(at)
+    best = f'<mark class="fill-best" style="background:#ffe58a">{want[0]["token"]}</mark>'
+    assert f"The{best} manager" in sentence(at)
     assert any("Encoder: course-roberta" in c.value for c in at.caption)
 
 

@@ -261,6 +261,8 @@ def text_forms(m: dict, files: dict) -> dict:
         "sample --prompt": lambda t: ["sample", "--json", "--model", g, "--prompt", t, "--seed", "3",
                                       "--max-new-tokens", "2", "--top-p", "0.9"],
         "trace --text": lambda t: ["trace", "--json", "--model", g, "--text", t, "--layer", "1", "--head", "3"],
+        "fill --text": lambda t: ["fill", "--json", "--model", r, "--text", f"{t} <mask>", "--top", "3"],
+        "fill --compare": lambda t: ["fill", "--json", "--model", r, "--compare", g, "--text", t],
     }
 
 
@@ -268,7 +270,7 @@ def test_every_text_case_on_every_text_command(fast_load, case_files):
     texts = [(name, text) for name, text in CASES]
     assert len(texts) >= 33
     n = sweep(text_forms(fast_load, case_files), texts)
-    assert n == 20 * len(CASES) - 3 - sum(len(t) > 1000 for _, t in CASES)  # the skips of text_forms
+    assert n == 22 * len(CASES) - 3 - sum(len(t) > 1000 for _, t in CASES)  # the skips of text_forms
 
 
 def test_every_case_from_stdin():
@@ -316,6 +318,9 @@ def test_bad_model_names_on_every_model_command(fast_load, case_files):
         "sample": lambda v: ["sample", "--json", "--model", v, "--prompt", "the cat", "--seed", "1",
                              "--max-new-tokens", "1"],
         "trace": lambda v: ["trace", "--json", "--model", v, "--text", "the cat"],
+        "fill": lambda v: ["fill", "--json", "--model", v, "--text", "the <mask> sat"],
+        "fill --compare": lambda v: ["fill", "--json", "--model", fast_load["roberta"], "--compare", v, "--text",
+                                     "the cat"],
     }
     names = CASES + EXTRA_NAMES
     n = sweep(forms, names, expect_2=True)
@@ -325,7 +330,7 @@ def test_bad_model_names_on_every_model_command(fast_load, case_files):
                 "detect --file": lambda v: ["detect", "--model", fast_load["gpt2"], "--file", v]},
                [(k, v) for k, v in names if v not in (str(ROOT / "tests" / "bad_inputs.py"), os.devnull)],
                expect_2=True)
-    assert n == 16 * len(names) - 5 * 2
+    assert n == 18 * len(names) - 5 * 2
 
 
 def test_bad_names_on_models_prefetch_bench_and_encodings(monkeypatch, tmp_path):

@@ -29,7 +29,8 @@ PAGES = {"tokens": "app_pages/tokens.py", "analogies": "app_pages/analogies.py",
          "attention": "app_pages/attention.py", "causal": "app_pages/causal_mask.py",
          "sampling": "app_pages/sampling.py", "perplexity": "app_pages/perplexity.py",
          "lens": "app_pages/logit_lens.py", "detector": "app_pages/detector.py",
-         "ceiling": "app_pages/ceiling.py", "code": "app_pages/code.py"}
+         "ceiling": "app_pages/ceiling.py", "code": "app_pages/code.py",
+         "fill": "app_pages/fill.py"}
 # page -> its text boxes: (widget kind, key, the page's request when this box is blank, or None)
 FIELDS = {
     "tokens": [("text_area", "tokens_pt", "Type or paste some Portuguese text"), ("text_area", "tokens_en", None)],
@@ -45,6 +46,8 @@ FIELDS = {
     "detector": [("text_area", "det_text", "Type a text to score")],
     "ceiling": [("text_area", "ceil_text", "Type a text to measure")],
     "code": [("text_area", "code_text", "Type a text to run the code on")],
+    "fill": [("text_area", "fill_text", "The text is empty"), ("text_area", "fill_pair", "The text is empty"),
+             ("text_input", "fill_train", "Type a sentence to mask")],
 }
 BLANK = ("empty", "whitespace", "newlines only")
 # Numeric and choice parameters a link can carry, per page (every one of them bound through ui/url_state).
@@ -61,6 +64,7 @@ URL_KEYS = {
     "detector": ["det_source", "det_observer", "det_buckets", "det_method", "det_threshold", "det_prevalence"],
     "ceiling": ["ceil_source", "ceil_models", "ceil_n", "ceil_pos"],
     "code": ["code_layer", "code_head", "code_step"],
+    "fill": ["fill_order", "fill_top", "fill_decoder", "fill_dynamic", "fill_seed", "fill_epoch"],
 }
 NOTICE = ("Ignored from the link", "Ignorado do link")
 UNKNOWN_MODEL = "The link names a model this app does not know"  # the sidebar's own notice for ?model=

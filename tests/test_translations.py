@@ -48,7 +48,7 @@ from lab.causal import TROPHY
 from tests.pages import open_page
 
 PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling",
-         "detector", "ceiling", "code")
+         "detector", "ceiling", "code", "fill")
 # The same inputs in both languages (the pages' Portuguese defaults), so both runs show the same numbers.
 INPUTS = {"attn_text": TROPHY["pt"][0], "mask_text": TROPHY["pt"][0], "lens_text": lens.DEFAULT_TEXT["pt"],
           "samp_prompt": sampling.PROMPTS["pt"], "trophy_pair": "pt", "trophy_a": TROPHY["pt"][0],
@@ -102,7 +102,10 @@ ALLOWED = [
     r"\*GPT detectors are biased against non-native English writers\*",
     r"\*Exposure Bias versus Self-Recovery\*", r"\*The Illusion of Diminishing Returns\*",  # the ceiling's sources
     r"[a-z][a-z0-9]*(?:[._][a-z0-9]+)+",  # code names: attn.weights, default_hparams, model.py
+    r"<mask>", r"\[MASK\]", r"BERT-(?:base|large)",  # the mask token as typed; model names
 ]
+# Names with numbers in them, and file paths: neither words nor numbers the UI writes.
+NAMED = re.compile(r"SQuAD \d\.\d|§\d+(?:\.\d+)?|arXiv:\d+\.\d+|(?<![\w/])[\w.-]+(?:/[\w.-]+)+\.\w+")
 # Portuguese words that are not English, for the English run.
 PORTUGUESE = set("""
 não é está estão são você uma umas para com que dos das pelo pela pelos pelas mais menos também então até
@@ -151,6 +154,7 @@ def without_data(s: str, data_words: frozenset[str] = frozenset(), data: bool = 
         if len(text) >= 12:
             s = s.replace(text, " ")
     s = re.sub(r"`[^`]*`", " ", s)  # code: commands, environment variables
+    s = NAMED.sub(" ", s)
     s = re.sub(r"https?://\S+", " ", s)
     s = re.sub(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b", " ", s)  # HF_HUB_OFFLINE
     s = re.sub(r"(['\"])(.*?)\1", lambda m: " " if is_data(m.group(2)) else m.group(0), s)

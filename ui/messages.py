@@ -118,6 +118,28 @@ PAGES: dict[tuple[str, str], Words] = {
                                         f"A camada deve ir de 0 a {d['layers'] - 1}."),
     ("TraceError", "head"): lambda d: (f"The head must be from 0 to {d['heads'] - 1}.",
                                        f"A cabeça deve ir de 0 a {d['heads'] - 1}."),
+    ("FillError", "empty"): lambda d: ("The text is empty.", "O texto está vazio."),
+    ("FillError", "no_mask"): lambda d: ("The text has no mask: put <mask> (or [MASK]) where a word should be guessed.",
+                                         "O texto não tem máscara: ponha <mask> (ou [MASK]) onde uma palavra deve ser "
+                                         "adivinhada."),
+    ("FillError", "in_word"): lambda d: (
+        f"The mask at character {num(d['char'])} is inside a word: the model fills whole tokens, so put a space or "
+        "punctuation around it.", f"A máscara no caractere {num(d['char'])} está dentro de uma palavra: o modelo "
+        "preenche tokens inteiros, então ponha um espaço ou uma pontuação em volta dela."),
+    ("FillError", "decoder"): lambda d: (
+        f"{d['model']} is a decoder: it continues a text, it cannot fill a blank in the middle.",
+        f"{d['model']} é um decoder: ele continua um texto, não preenche uma lacuna no meio."),
+    ("FillError", "encoder"): lambda d: (f"{d['model']} is an encoder: compare the encoder with a decoder.",
+                                         f"{d['model']} é um encoder: compare o encoder com um decoder."),
+    ("FillError", "too_long"): lambda d: (
+        f"The text is {num(d['tokens'])} tokens, more than the context of {num(d['context'])}.",
+        f"O texto tem {num(d['tokens'])} tokens, mais que o contexto de {num(d['context'])}."),
+    ("FillError", "tokenizer"): lambda d: (
+        f"{d['encoder']} and {d['decoder']} split this text differently (from token {d['position']} on): pick a "
+        "decoder that shares the encoder's tokenizer (the course pair, or roberta-base with a GPT-2).",
+        f"{d['encoder']} e {d['decoder']} cortam este texto de jeitos diferentes (a partir do token "
+        f"{d['position']}): escolha um decoder com o mesmo tokenizador do encoder (o par do curso, ou o roberta-base "
+        "com um GPT-2)."),
     ("TraceError", "too_long"): lambda d: (
         f"The text is {num(d['tokens'])} tokens, more than the context of {num(d['context'])}.",
         f"O texto tem {num(d['tokens'])} tokens, mais que o contexto de {num(d['context'])}."),

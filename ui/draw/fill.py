@@ -135,7 +135,7 @@ DECISIONS = {
 def roberta_decisions() -> None:
     """The paper's four decisions, each beside its own ablation table."""
     for key, table, metrics, rows in recipes.ROBERTA:
-        st.markdown(f"**{t(*DECISIONS[key])}** · {t('paper', 'artigo')}, {table}")
+        st.markdown(f"**{t(*DECISIONS[key])}** · {t(f'paper, {table}', 'artigo, ' + table.replace('Table', 'tabela'))}")
         frame = pd.DataFrame([{t("setting", "configuração"): t(*ROW_WORDS[k]),
                                **{m: num(v, 2 if m == "ppl" else 1) for m, v in zip(metrics, values, strict=True)}}
                               for k, values in rows])
@@ -206,4 +206,4 @@ def gpt_history() -> None:
     st.caption(t(f"Papers: [GPT-1]({recipes.GPT1_PAPER}) (Radford et al. 2018), [GPT-2]({recipes.GPT2_PAPER}) "
                  "(Radford et al. 2019). The GPT-2 parameters are the four released sizes (small to XL).",
                  f"Artigos: [GPT-1]({recipes.GPT1_PAPER}) (Radford et al. 2018), [GPT-2]({recipes.GPT2_PAPER}) "
-                 "(Radford et al. 2019). Os parâmetros do GPT-2 são os quatro tamanhos publicados (small a XL)."))
+                 "(Radford et al. 2019). Os parâmetros do GPT-2 são os quatro tamanhos publicados, do menor ao XL."))
