@@ -156,12 +156,13 @@ def next_token(model, ids: list[int], temperature: float, top_k: int, top_p: flo
 
 
 def steps(model, ids: list[int], max_new_tokens: int, temperature: float, top_k: int, top_p: float,
-          seed: int, top: int = TOP, stop_at_eos: bool = True) -> Iterator[dict]:
+          seed: int, top: int = TOP, stop_at_eos: bool = True, use_cache: bool = True) -> Iterator[dict]:
     """Generate token by token, yielding each step as soon as it is drawn (a generator: stop any time).
 
     Each step: id, p (its probability when drawn), p_raw, rank (among raw candidates, 0 = argmax), and
     record()'s fields without the full vocabulary. Stops early after the model's end-of-text token
-    (as generate does) unless stop_at_eos is False.
+    (as generate does) unless stop_at_eos is False. use_cache=False re-reads the whole sequence every step
+    (the serving lesson's switch; the tokens are the same).
     """
     check(temperature, top_k, top_p)
     _check_run(model, ids, max_new_tokens)
@@ -170,7 +171,7 @@ def steps(model, ids: list[int], max_new_tokens: int, temperature: float, top_k:
     rng = torch.Generator().manual_seed(seed)  # this call's own random stream
     eos = model.generation_config.eos_token_id if stop_at_eos else None
     eos = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
-    cache = cache_argument(model)
+    cache = cache_argument(model) if use_cache else None
     seq = torch.tensor([ids])  # (1, T)
     kw = {"logits_to_keep": 1} if "logits_to_keep" in inspect.signature(model.forward).parameters else {}
     past = None

@@ -33,6 +33,7 @@ MODULES = (
     "lab.cli.ceiling",
     "lab.cli.trace",
     "lab.cli.fill",
+    "lab.cli.serve",
 )
 
 

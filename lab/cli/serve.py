@@ -1,0 +1,92 @@
+"""`python -m lab serve` and `python -m lab loadtest`: a model behind an OpenAI-compatible HTTP server, and a
+bounded load test for any such server (chapter 14).
+
+    python -m lab serve --model M [--host 127.0.0.1] [--port 8000] [--api-key K] [--max-concurrent N]
+                        [--max-queue Q] [--no-batching] [--no-cache]
+    python -m lab loadtest --url URL --concurrency N --requests R [--max-tokens K] [--api-key K] [--json]
+    python -m lab loadtest --in-process M --concurrency N --requests R [--max-tokens K] [--json]
+
+See lab/serve.py (the API and its errors), lab/engine.py (batching, the cache) and lab/loadtest.py.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from lab.cli import CliError, print_json, print_table
+from lab.cli.common import add_model_argument, load_model_arg
+
+
+def register(sub) -> None:
+    """Add the `serve` and `loadtest` commands."""
+    p = sub.add_parser("serve", help="an OpenAI-compatible HTTP server for a decoder (/v1/completions)")
+    add_model_argument(p)
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--api-key", metavar="K", help="require 'Authorization: Bearer K' on /v1/ routes")
+    p.add_argument("--max-concurrent", type=int, default=8, metavar="N", help="requests decoded at once (default 8)")
+    p.add_argument("--max-queue", type=int, default=16, metavar="Q", help="requests waiting beyond N; more: 429")
+    p.add_argument("--no-batching", action="store_true", help="decode one request at a time")
+    p.add_argument("--no-cache", action="store_true", help="no key-value cache: re-read every sequence each step")
+    p.set_defaults(run=run_serve)
+
+    p = sub.add_parser("loadtest", help="time streamed completions against an OpenAI-compatible server")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--url", help="the server's base URL (http://127.0.0.1:8000); loopback only by default")
+    src.add_argument("--in-process", metavar="MODEL", help="measure lab.sampling called directly instead")
+    p.add_argument("--concurrency", type=int, default=1, metavar="N", help="requests at a time (1-64)")
+    p.add_argument("--requests", type=int, default=8, metavar="R", help="requests in all (1-1000)")
+    p.add_argument("--max-tokens", type=int, default=32, metavar="K", help="tokens per request (default 32)")
+    p.add_argument("--api-key", metavar="K", help="the server's key")
+    p.add_argument("--timeout", type=float, default=120, help="seconds per request (default 120)")
+    p.add_argument("--deadline", type=float, default=600, help="seconds for the whole test (default 600)")
+    p.add_argument("--allow-remote", action="store_true", help="allow a server on another machine")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=run_loadtest)
+
+
+def run_serve(args) -> int:
+    """Load the model and serve it until interrupted."""
+    from lab import serve
+    from lab.models import kind_of
+
+    if not 0 < args.port < 65536:
+        raise CliError(f"--port must be from 1 to 65535, not {args.port}")
+    if not 1 <= args.max_concurrent <= 64 or not 0 <= args.max_queue <= 10_000:
+        raise CliError("--max-concurrent must be from 1 to 64 and --max-queue from 0 to 10,000")
+    loaded = load_model_arg(args.model)
+    if kind_of(loaded.model.config) != "decoder":
+        raise CliError(f"{loaded.name} is an encoder: it does not write text, so there is nothing to serve")
+    if args.host not in serve.LOOPBACK:
+        print(f"lab serve: listening on {args.host}, reachable from other machines", file=sys.stderr)
+    options = serve.Options(args.api_key, args.max_concurrent, args.max_queue, not args.no_batching, not args.no_cache)
+    print(f"lab serve: {loaded.name} on http://{args.host}:{args.port}/v1 (batching "
+          f"{'on' if options.batching else 'off'}, cache {'on' if options.cache else 'off'})", file=sys.stderr)
+    serve.run(loaded, args.host, args.port, options)
+    return 0
+
+
+def run_loadtest(args) -> int:
+    """Run the load test and print its summary."""
+    from lab import loadtest
+
+    if not 1 <= args.max_tokens <= 1024:
+        raise CliError(f"--max-tokens must be from 1 to 1,024, not {args.max_tokens}")
+    try:
+        if args.url:
+            r = loadtest.run(args.url, args.concurrency, args.requests, args.max_tokens, api_key=args.api_key,
+                             timeout=args.timeout, deadline=args.deadline, allow_remote=args.allow_remote)
+        else:
+            loadtest.check("http://127.0.0.1:1", args.concurrency, args.requests)
+            r = loadtest.in_process(load_model_arg(args.in_process), args.concurrency, args.requests,
+                                    args.max_tokens, deadline=args.deadline)
+    except (loadtest.LoadTestError, OSError) as e:
+        raise CliError(str(e)) from None
+    if args.json:
+        print_json(r)
+    else:
+        ms = lambda x: None if x is None else 1000 * x  # noqa: E731
+        print_table(["concurrency", "requests", "errors", "TTFT p50 ms", "TTFT p95 ms", "ms between tokens",
+                     "tokens/s"], [[r["concurrency"], r["requests"], r["errors"], ms(r["ttft_p50"]), ms(r["ttft_p95"]),
+                                    ms(r["tbt_mean"]), r["tokens_per_s"]]])
+    return 0
