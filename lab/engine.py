@@ -24,7 +24,7 @@ import torch
 
 from lab import sampling
 
-WAIT_S = 0.01  # how long the batching worker waits for more jobs once one has arrived
+WAIT_S = 0.02  # how long the batching worker waits for more jobs once one has arrived
 
 
 @dataclasses.dataclass
@@ -41,6 +41,7 @@ class Job:
     emit: Callable[[int, float, list], bool]  # returns False to stop this job (a stop string was written)
     done: Callable[[str], None]
     top_logprobs: int = 0
+    logprobs: bool = False  # whether emit needs the token's log-probability (else it gets 0.0)
     cancelled: threading.Event = dataclasses.field(default_factory=threading.Event)
 
 
@@ -102,9 +103,10 @@ class Engine:
         past = None
         for _ in range(max(j.max_tokens for j in batch)):
             logits, past = self._step(rows, past)
+            p = _distributions(logits, batch, live)
             nxt = []
             for r, j in enumerate(batch):
-                token = _draw(logits[r:r + 1], j, gens[r]) if live[r] else self.eos_or_pad()
+                token = _draw(logits[r], p[r], gens[r]) if live[r] else self.eos_or_pad()
                 nxt.append(token)
                 if live[r]:
                     live[r] = self._report(j, token, logits[r], rows.count(r) + 1)
@@ -120,10 +122,12 @@ class Engine:
         if j.cancelled.is_set():
             j.done("cancelled")
             return False
-        logp = torch.log_softmax(logits.float(), -1)
-        top = logp.topk(j.top_logprobs) if j.top_logprobs else None
-        pairs = list(zip(top.indices.tolist(), top.values.tolist(), strict=True)) if top is not None else []
-        if not j.emit(token, float(logp[token]), pairs) or token in self.eos:
+        pairs, logprob = [], 0.0
+        if j.logprobs or j.top_logprobs:
+            logp = torch.log_softmax(logits.float(), -1)
+            top = logp.topk(j.top_logprobs)
+            pairs, logprob = list(zip(top.indices.tolist(), top.values.tolist(), strict=True)), float(logp[token])
+        if not j.emit(token, logprob, pairs) or token in self.eos:
             j.done("stop")
             return False
         if written >= j.max_tokens:
@@ -155,9 +159,13 @@ class _Rows:
         self.pad = [width - len(j.ids) for j in batch]
         self.start = [len(j.ids) for j in batch]
         self.x = torch.tensor([[pad] * p + j.ids for p, j in zip(self.pad, batch, strict=True)])
+        self._mask = torch.tensor([[0] * p + [1] * len(j.ids) for p, j in zip(self.pad, batch, strict=True)])
+        self._pos = (self._mask.cumsum(-1) - 1).clamp(min=0)
 
     def extend(self, tokens: list[int]) -> None:
         self.x = torch.cat([self.x, torch.tensor(tokens)[:, None]], dim=1)
+        self._mask = torch.cat([self._mask, torch.ones(len(tokens), 1, dtype=self._mask.dtype)], dim=1)
+        self._pos = torch.cat([self._pos, self._pos[:, -1:] + 1], dim=1)
 
     def ids(self):
         return self.x
@@ -166,24 +174,36 @@ class _Rows:
         return self.x[:, -1:]
 
     def mask(self):
-        m = torch.ones_like(self.x)
-        for r, p in enumerate(self.pad):
-            m[r, :p] = 0
-        return m
+        return self._mask
 
     def positions(self):
-        return (self.mask().cumsum(-1) - 1).clamp(min=0)
+        return self._pos
 
     def count(self, r: int) -> int:
         """Tokens row r has written so far."""
         return self.x.shape[1] - self.pad[r] - self.start[r]
 
 
-def _draw(logits, j: Job, gen) -> int:
-    """One token for one row, as lab.sampling.steps draws it."""
-    if j.temperature == 0:
+def _distributions(logits, batch: list[Job], live: list[bool]) -> list:
+    """Each live row's distribution to draw from (None for greedy rows and finished ones): rows that share their
+    settings are filtered together, in one pass (B', V), as lab.sampling.next_token_distribution does one."""
+    out: list = [None] * len(batch)
+    groups: dict[tuple, list[int]] = {}
+    for r, j in enumerate(batch):
+        if live[r] and j.temperature != 0:
+            groups.setdefault((j.temperature, j.top_k, j.top_p), []).append(r)
+    for (temperature, top_k, top_p), rows in groups.items():
+        p = sampling.next_token_distribution(logits[rows], temperature, top_k, top_p)
+        for k, r in enumerate(rows):
+            out[r] = p[k:k + 1]
+    return out
+
+
+def _draw(logits, p, gen) -> int:
+    """One token for one row, as lab.sampling.steps draws it: the argmax (greedy), or one draw from p with the
+    row's own generator."""
+    if p is None:
         return int(logits.argmax(-1))
-    p = sampling.next_token_distribution(logits, j.temperature, j.top_k, j.top_p)
     return int(torch.multinomial(p, 1, generator=gen))
 
 

@@ -148,3 +148,38 @@ def _served_model(parts, api_key: str | None, timeout: float) -> str:
         return json.loads(conn.getresponse().read())["data"][0]["id"]
     finally:
         conn.close()
+
+
+# The modes the serving lesson compares: (name, lab serve's flags); "function" is the in-process call.
+MODES = (("function", None), ("http", ("--no-batching",)), ("http_batched", ()), ("no_cache", ("--no-cache",)))
+
+
+def compare(model: str, concurrencies=(1, 2, 4, 8), requests: int = 8, max_tokens: int = 16, progress=None,
+            modes=MODES) -> list[dict]:
+    """Every mode at every concurrency: a server started per HTTP mode (lab.serve.Spawned, loopback), the same
+    load test against each, and the in-process call beside them. One row per (mode, concurrency): summary()'s
+    fields plus "mode"."""
+    from lab.models import load
+    from lab.serve import Spawned
+
+    rows, total, done = [], len(modes) * len(concurrencies), 0
+    for mode, flags in modes:
+        server = Spawned(model, "--max-concurrent", str(max(concurrencies)), *flags) if flags is not None else None
+        loaded = load(model) if server is None else None
+        with server if server is not None else _nothing() as url:
+            for c in concurrencies:
+                r = (in_process(loaded, c, requests, max_tokens) if url is None
+                     else run(url, c, requests, max_tokens))
+                rows.append({"mode": mode, **r})
+                done += 1
+                if progress:
+                    progress(done / total, mode, c)
+    return rows
+
+
+class _nothing:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return None

@@ -195,7 +195,7 @@ async def _complete(loaded, engine: Engine, slots: Slots, req: CompletionRequest
     queue: asyncio.Queue = asyncio.Queue()
     out = Completion(loaded, req, ids, asyncio.get_running_loop(), queue)
     job = Job(ids, req.max_tokens, req.temperature, req.top_k, req.top_p, req.seed, out.emit, out.done,
-              top_logprobs=req.logprobs or 0)
+              top_logprobs=req.logprobs or 0, logprobs=req.logprobs is not None)
     engine.submit(job)
     head = {"id": f"cmpl-{uuid.uuid4().hex[:24]}", "object": "text_completion", "created": int(time.time()),
             "model": loaded.name}
@@ -252,3 +252,52 @@ def run(loaded, host: str, port: int, options: Options) -> None:
     import uvicorn
 
     uvicorn.run(make_app(loaded, options), host=host, port=port, log_level="warning", access_log=False)
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Spawned:
+    """`python -m lab serve` in a subprocess on a free loopback port, for the page and the benchmarks: a context
+    manager whose value is the base URL; the server is stopped on exit."""
+
+    def __init__(self, model: str, *flags: str, timeout: float = 180):
+        self.model, self.flags, self.timeout = model, flags, timeout
+        self.port, self.proc = free_port(), None
+
+    def __enter__(self) -> str:
+        import http.client
+        import os
+        import subprocess
+        import sys
+
+        cmd = [sys.executable, "-m", "lab", "serve", "--model", self.model, "--port", str(self.port), *self.flags]
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        self.proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"lab serve stopped: {self.proc.stderr.read().decode(errors='replace')[-500:]}")
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
+                conn.request("GET", "/health")
+                if conn.getresponse().status == 200:
+                    return f"http://127.0.0.1:{self.port}"
+            except OSError:
+                time.sleep(0.2)
+        self.__exit__()
+        raise RuntimeError(f"lab serve did not answer within {self.timeout:.0f} s")
+
+    def __exit__(self, *exc) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except Exception:  # noqa: BLE001 - a server that will not stop is killed
+                self.proc.kill()
