@@ -25,6 +25,7 @@ pages = [
     st.Page("app_pages/fill.py", title=t(*TITLES["app_pages/fill.py"]), icon=":material/edit_note:"),
     st.Page("app_pages/detector.py", title=t(*TITLES["app_pages/detector.py"]), icon=":material/policy:"),
     st.Page("app_pages/code.py", title=t(*TITLES["app_pages/code.py"]), icon=":material/code:"),
+    st.Page("app_pages/serving.py", title=t(*TITLES["app_pages/serving.py"]), icon=":material/dns:"),
     st.Page("app_pages/ceiling.py", title=t(*TITLES["app_pages/ceiling.py"]), icon=":material/vertical_align_top:"),
 ]
 nav = st.navigation(pages)

@@ -35,9 +35,9 @@ text = widgets.Text("fill_text", t("Text with <mask> (or [MASK])", "Texto com <m
                     t("The <mask> manager installs the package.", "O arquivo de configuração fica no diretório "
                       "<mask>."), height=80).draw()
 left, right, button = st.columns([3, 3, 2], vertical_alignment="bottom")
-order = widgets.Choice("fill_order", t("Several masks", "Várias máscaras"), ["own", "order"], "own",
-                       format_func=lambda o: t("each on its own", "cada uma por si") if o == "own" else
-                       t("one after another", "uma depois da outra")).draw(left)
+orders = {"own": t("each on its own", "cada uma por si"), "order": t("one after another", "uma depois da outra")}
+order = widgets.Choice("fill_order", t("Several masks", "Várias máscaras"), list(orders), "own",
+                       format_func=orders.get).draw(left)
 top = widgets.Slider("fill_top", t("Candidates per mask", "Candidatos por máscara"), 1, 20, 5).draw(right)
 button.button(t("Insert <mask>", "Inserir <mask>"), on_click=draw.insert_mask)
 try:

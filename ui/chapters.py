@@ -16,6 +16,7 @@ TITLES = {
     "app_pages/fill.py": ("Fill in the blank", "Preencher a lacuna"),
     "app_pages/detector.py": ("The detector", "O detector"),
     "app_pages/code.py": ("Code beside the tensors", "O código ao lado dos tensores"),
+    "app_pages/serving.py": ("Serving over HTTP", "Servir por HTTP"),
     "app_pages/ceiling.py": ("The ceiling", "O teto"),
 }
 
@@ -59,8 +60,9 @@ CHAPTERS = [
     ("13", "GPT-2's original code", "O código original do GPT-2", ("app_pages/code.py",), "python -m lab trace",
      "A forward pass written out, each line beside the tensor it makes, and the KV cache measured.",
      "Um forward escrito por extenso, cada linha ao lado do tensor que produz, e o cache KV medido."),
-    ("14", "Serving a model over HTTP", "Servir um modelo por HTTP", (), None,
-     "Not covered by the app yet.", "Ainda não coberto pelo app."),
+    ("14", "Serving a model over HTTP", "Servir um modelo por HTTP", ("app_pages/serving.py",),
+     "python -m lab serve", "A real server and a real client, measured: batching, the cache, what production adds.",
+     "Um servidor e um cliente de verdade, medidos: lotes, o cache, o que a produção acrescenta."),
     ("15", "The lab guide", "O guia do laboratório", (), "python -m lab --help",
      "Every number a page shows, reproduced from the shell.",
      "Todo número que uma página mostra, reproduzido no terminal."),

@@ -140,6 +140,12 @@ PAGES: dict[tuple[str, str], Words] = {
         f"{d['encoder']} e {d['decoder']} cortam este texto de jeitos diferentes (a partir do token "
         f"{d['position']}): escolha um decoder com o mesmo tokenizador do encoder (o par do curso, ou o roberta-base "
         "com um GPT-2)."),
+    ("LoadTestError", "url"): lambda d: (f"Not an http(s) URL: {d['url']!r}.", f"Não é uma URL http(s): {d['url']!r}."),
+    ("LoadTestError", "remote"): lambda d: (
+        f"{d['host']} is not a loopback address: the page measures servers on this machine only.",
+        f"{d['host']} não é um endereço de loopback: a página só mede servidores nesta máquina."),
+    ("LoadTestError", "bounds"): lambda d: (f"{d['what']} must be from {d['low']} to {d['high']}.",
+                                            f"{d['what']} deve ir de {d['low']} a {d['high']}."),
     ("TraceError", "too_long"): lambda d: (
         f"The text is {num(d['tokens'])} tokens, more than the context of {num(d['context'])}.",
         f"O texto tem {num(d['tokens'])} tokens, mais que o contexto de {num(d['context'])}."),
