@@ -43,7 +43,9 @@ else:
     requests = widgets.Slider("serve_requests", t("Requests at each concurrency", "Requisições em cada concorrência"),
                               2, 32, 8).draw(mid)
     max_tokens = widgets.Slider("serve_tokens", t("Tokens per request", "Tokens por requisição"), 4, 64, 16).draw(right)
-    if st.button(t("Run the load test", "Rodar o teste de carga"), type="primary", disabled=not concurrencies):
+    if url is not None and not url.strip():
+        st.info(t("Type the server's URL.", "Digite a URL do servidor."))
+    elif st.button(t("Run the load test", "Rodar o teste de carga"), type="primary", disabled=not concurrencies):
         try:
             loadtest.check(url or "http://127.0.0.1:1", max(concurrencies), requests)
             cached.measure(model, url, sorted(concurrencies), requests, max_tokens, st.progress(0.0))

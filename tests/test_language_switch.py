@@ -13,7 +13,7 @@ import pytest
 from tests.pages import open_page
 
 PAGES = ("tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling", "detector",
-         "ceiling", "code", "fill")
+         "ceiling", "code", "fill", "serving")
 KINDS = ("slider", "select_slider", "selectbox", "multiselect", "toggle", "checkbox", "number_input", "radio",
          "text_area", "text_input")
 TEXTS = ("text_area", "text_input")

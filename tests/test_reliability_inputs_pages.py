@@ -30,7 +30,7 @@ PAGES = {"tokens": "app_pages/tokens.py", "analogies": "app_pages/analogies.py",
          "sampling": "app_pages/sampling.py", "perplexity": "app_pages/perplexity.py",
          "lens": "app_pages/logit_lens.py", "detector": "app_pages/detector.py",
          "ceiling": "app_pages/ceiling.py", "code": "app_pages/code.py",
-         "fill": "app_pages/fill.py"}
+         "fill": "app_pages/fill.py", "serving": "app_pages/serving.py"}
 # page -> its text boxes: (widget kind, key, the page's request when this box is blank, or None)
 FIELDS = {
     "tokens": [("text_area", "tokens_pt", "Type or paste some Portuguese text"), ("text_area", "tokens_en", None)],
@@ -48,8 +48,11 @@ FIELDS = {
     "code": [("text_area", "code_text", "Type a text to run the code on")],
     "fill": [("text_area", "fill_text", "The text is empty"), ("text_area", "fill_pair", "The text is empty"),
              ("text_input", "fill_train", "Type a sentence to mask")],
+    "serving": [("text_input", "serve_url", "Type the server's URL")],
 }
 BLANK = ("empty", "whitespace", "newlines only")
+SOURCES = {"perplexity": ("selectbox", "ppl_source", "own"), "detector": ("selectbox", "det_source", "own"),
+           "ceiling": ("selectbox", "ceil_source", "own"), "serving": ("radio", "serve_source", "url")}
 # Numeric and choice parameters a link can carry, per page (every one of them bound through ui/url_state).
 URL_KEYS = {
     "home": ["present", "lang", "model"],
@@ -65,6 +68,7 @@ URL_KEYS = {
     "ceiling": ["ceil_source", "ceil_models", "ceil_n", "ceil_pos"],
     "code": ["code_layer", "code_head", "code_step"],
     "fill": ["fill_order", "fill_top", "fill_decoder", "fill_dynamic", "fill_seed", "fill_epoch"],
+    "serving": ["serve_source", "serve_conc", "serve_requests", "serve_tokens"],
 }
 NOTICE = ("Ignored from the link", "Ignorado do link")
 UNKNOWN_MODEL = "The link names a model this app does not know"  # the sidebar's own notice for ?model=
@@ -165,9 +169,9 @@ def text_values(at: AppTest, page: str) -> dict[str, str]:
 @pytest.mark.parametrize("page", list(FIELDS))
 def test_every_case_in_every_text_box(course_standins, page):
     at = open_page(page)
-    if page in ("perplexity", "detector", "ceiling"):  # their text box shows once "own text" is chosen
-        key = {"perplexity": "ppl_source", "detector": "det_source", "ceiling": "ceil_source"}[page]
-        at.selectbox(key=key).set_value("own").run()
+    if page in SOURCES:  # their text box shows once "own text" (or "a URL") is chosen
+        kind, key, value = SOURCES[page]
+        getattr(at, kind)(key=key).set_value(value).run()
     assert not at.exception, at.exception
     ours = own_markup(at)
     start = text_values(at, page)

@@ -27,7 +27,7 @@ PAGES = {"home": "app_pages/home.py", "tokens": "app_pages/tokens.py", "analogie
          "attention": "app_pages/attention.py", "causal": "app_pages/causal_mask.py",
          "lens": "app_pages/logit_lens.py", "perplexity": "app_pages/perplexity.py",
          "sampling": "app_pages/sampling.py", "detector": "app_pages/detector.py", "ceiling": "app_pages/ceiling.py",
-         "code": "app_pages/code.py", "fill": "app_pages/fill.py"}
+         "code": "app_pages/code.py", "fill": "app_pages/fill.py", "serving": "app_pages/serving.py"}
 HUGE = "a" * 100_000
 NOTICE = ("Ignored from the link", "Ignorado do link")
 
@@ -318,7 +318,8 @@ KEYS = {"tokens": ["tokens_sample", "tokens_pt", "tokens_en", "tokens_encoding"]
         "ceiling": ["ceil_source", "ceil_text", "ceil_models", "ceil_n", "ceil_pos"],
         "code": ["code_text", "code_layer", "code_head", "code_step"],
         "fill": ["fill_text", "fill_order", "fill_top", "fill_decoder", "fill_pair", "fill_train", "fill_dynamic",
-                 "fill_seed", "fill_epoch"]}
+                 "fill_seed", "fill_epoch"],
+        "serving": ["serve_source", "serve_url", "serve_conc", "serve_requests", "serve_tokens"]}
 
 
 @pytest.mark.parametrize("page", list(KEYS))

@@ -48,7 +48,7 @@ from lab.causal import TROPHY
 from tests.pages import open_page
 
 PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling",
-         "detector", "ceiling", "code", "fill")
+         "detector", "ceiling", "code", "fill", "serving")
 # The same inputs in both languages (the pages' Portuguese defaults), so both runs show the same numbers.
 INPUTS = {"attn_text": TROPHY["pt"][0], "mask_text": TROPHY["pt"][0], "lens_text": lens.DEFAULT_TEXT["pt"],
           "samp_prompt": sampling.PROMPTS["pt"], "trophy_pair": "pt", "trophy_a": TROPHY["pt"][0],
@@ -103,6 +103,7 @@ ALLOWED = [
     r"\*Exposure Bias versus Self-Recovery\*", r"\*The Illusion of Diminishing Returns\*",  # the ceiling's sources
     r"[a-z][a-z0-9]*(?:[._][a-z0-9]+)+",  # code names: attn.weights, default_hparams, model.py
     r"<mask>", r"\[MASK\]", r"BERT-(?:base|large)",  # the mask token as typed; model names
+    r"server-sent events", r"Text Generation Inference",  # a protocol's and a product's names
 ]
 # Names with numbers in them, and file paths: neither words nor numbers the UI writes.
 NAMED = re.compile(r"SQuAD \d\.\d|§\d+(?:\.\d+)?|arXiv:\d+\.\d+|(?<![\w/])[\w.-]+(?:/[\w.-]+)+\.\w+")

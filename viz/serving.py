@@ -26,6 +26,6 @@ def chart(data: pd.DataFrame, measure: str, title: str, y_title: str, x_title: s
         x=alt.X("concurrency:Q", title=x_title, scale=alt.Scale(type="log", base=2),
                 axis=alt.Axis(values=sorted(part["concurrency"].unique().tolist()), format="d")),
         y=alt.Y("value:Q", title=y_title),
-        color=alt.Color("mode:N", title=None, legend=alt.Legend(orient="top", labelLimit=300, columns=2)),
+        color=alt.Color("mode:N", title=None, legend=alt.Legend(orient="right", labelLimit=320)),
         tooltip=["mode:N", "concurrency:Q", alt.Tooltip("value:Q", format=".1f")])
     return localized(c.properties(height=300), lang)

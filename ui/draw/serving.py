@@ -25,9 +25,8 @@ def results(saved: dict) -> None:
               ("tbt_mean", t("Time between tokens (mean)", "Tempo entre tokens (média)"), "ms"),
               ("tokens_per_s", t("Throughput, all requests together", "Vazão, todas as requisições juntas"),
                t("tokens per second", "tokens por segundo")))
-    columns = st.columns(3)
-    for col, (measure, title, unit) in zip(columns, charts, strict=True):
-        exports.chart(f"serving-{measure}", col, viz.chart(data, measure, title, unit, x, lang()),
+    for measure, title, unit in charts:  # full width each: four lines and their legend stay legible
+        exports.chart(f"serving-{measure}", st, viz.chart(data, measure, title, unit, x, lang()),
                       key=f"serve_{measure}")
     ms = lambda v: "—" if v is None else num(1000 * v, 1)  # noqa: E731
     rows = [{t("mode", "modo"): cached.modes()[r["mode"]], t("concurrency", "concorrência"): r["concurrency"],

@@ -1,0 +1,55 @@
+"""The serving page under AppTest, in both languages, on the shipped course-gpt2: nothing runs until asked; a run
+measures every mode at each concurrency with real servers (lab serve on loopback) and draws what lab.loadtest
+returned; a URL that is not loopback is refused with a message; the hosted demo starts no server."""
+
+from functools import partial
+
+from tests import pages
+
+PAGE = "app_pages/serving.py"
+open_page = partial(pages.open_page, PAGE, timeout=300)
+SMALL = {"serve_conc": "1,2", "serve_requests": "2", "serve_tokens": "4"}
+
+
+def table(at, column):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_a_run_measures_every_mode_with_real_servers(fresh_caches):
+    at = open_page(**SMALL)
+    assert at.title[0].value == "Serving the model over HTTP"
+    assert not any("mode" in d.value.columns for d in at.dataframe)  # nothing measured before the click
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    shown = table(at, "mode")
+    assert list(shown["mode"]) == [m for m in ("function call (no HTTP)", "HTTP, no batching", "HTTP, batching",
+                                               "HTTP, batching, no key-value cache") for _ in (1, 2)]
+    assert list(shown["concurrency"]) == [1, 2] * 4 and set(shown["errors"]) == {0}
+    rows = at.session_state["serve_results"]["rows"]
+    assert all(r["tokens"] == 2 * 4 for r in rows)  # every request wrote its 4 tokens
+    assert len(at.get("vega_lite_chart")) == 3
+    assert "authentication" in set(table(at, "layer")["layer"])
+
+
+def test_portuguese(fresh_caches):
+    at = open_page(lang="pt", **SMALL)
+    assert at.title[0].value == "Servir o modelo por HTTP"
+    at.button[0].click().run()
+    assert not at.exception
+    assert "HTTP, com lotes" in set(table(at, "modo")["modo"])
+    assert "autenticação" in set(table(at, "camada")["camada"])
+
+
+def test_a_remote_url_is_refused(fresh_caches):
+    at = open_page(serve_source="url", state={"serve_url": "http://203.0.113.9:8000"}, **SMALL)
+    at.button[0].click().run()
+    assert any("not a loopback address" in e.value for e in at.error)
+    assert not any("mode" in d.value.columns for d in at.dataframe)
+
+
+def test_the_hosted_demo_starts_no_server(fresh_caches, monkeypatch):
+    monkeypatch.setenv("LAB_HOSTED", "1")
+    at = open_page()
+    assert any("starts no server" in i.value for i in at.info)
+    assert not at.button or all("load test" not in b.label for b in at.button)
+    assert "python -m lab serve" in at.code[0].value
