@@ -13,7 +13,7 @@ MIN_VISIBLE = 150  # pixels of the main view on the first screen, at least
 CHART = '[data-testid="stVegaLiteChart"]'
 MAIN = {"tokens": '[data-testid="stTable"]', "analogies": CHART, "attention": CHART, "causal_mask": CHART,
         "logit_lens": CHART, "perplexity": '[data-testid="stDataFrame"]', "sampling": ".samp-text",
-        "code": ".lab-code", "fill": CHART}
+        "code": ".lab-code", "fill": CHART, "serving": '[data-testid="stCode"]'}
 # main views that are text, not charts
 TEXT = {"tokens": '[data-testid="stTable"] td', "sampling": ".samp-text", "code": ".lab-code pre"}
 MEASURE = r"""([main, text]) => {
