@@ -32,6 +32,22 @@ def side_by_side(project: Callable[[], object], reference: Callable[[], object],
     return statistics.median(p), statistics.median(r)
 
 
+def random_gpt2_small(tokens: int, seed: int = 0):
+    """(Loaded, ids): a random-weight GPT-2 with GPT-2 small's shapes, wrapped as lab.models.Loaded, and `tokens`
+    random ids (seeded): the common subject of the model benchmarks."""
+    import torch
+
+    from lab.models import Loaded
+    from lab.testing import random_models
+
+    model, tok = random_models.build("gpt2", "small")
+    model.requires_grad_(False)
+    c = model.config
+    loaded = Loaded("random-gpt2-small", model, tok, "decoder", c.n_positions, c.n_layer, c.n_head, c.n_embd)
+    ids = torch.randint(0, c.vocab_size, (tokens,), generator=torch.Generator().manual_seed(seed)).tolist()
+    return loaded, ids
+
+
 def entry(name: str, project_s: float, reference_s: float, target: float, **extra) -> dict:
     """One benchmark result: ratio = project / reference, ok when ratio <= target."""
     ratio = project_s / reference_s if reference_s > 0 else float("inf")

@@ -9,23 +9,9 @@ Target ratio 1.2.
 
 from __future__ import annotations
 
-from lab.benchmarks import entry, side_by_side
+from lab.benchmarks import entry, random_gpt2_small, side_by_side
 
 TOKENS = 1000
-
-
-def _setup():
-    import torch
-
-    from lab.models import Loaded
-    from lab.testing import random_models
-
-    model, tok = random_models.build("gpt2", "small")
-    model.requires_grad_(False)
-    c = model.config
-    loaded = Loaded("random-gpt2-small", model, tok, "decoder", c.n_positions, c.n_layer, c.n_head, c.n_embd)
-    ids = torch.randint(0, c.vocab_size, (TOKENS,), generator=torch.Generator().manual_seed(0)).tolist()
-    return loaded, ids
 
 
 def _reference(loaded, ids):
@@ -39,7 +25,7 @@ def benchmarks() -> list[dict]:
     """The ceiling's numbers for 1,000 tokens vs one bare forward pass with its argmax."""
     from lab import ceiling
 
-    loaded, ids = _setup()
+    loaded, ids = random_gpt2_small(TOKENS)
     lab_s, ref_s = side_by_side(lambda: ceiling.measure(loaded, ids, 64), lambda: _reference(loaded, ids), repeats=5)
     return [entry("ceiling: e, observed(n) vs (1 - e)^n for n = 1..64 and the conditional error rates over 1,000 "
                   "tokens vs one bare forward pass with its argmax, GPT-2 small shapes", lab_s, ref_s, 1.2)]

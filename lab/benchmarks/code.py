@@ -7,23 +7,9 @@ both sides. Targets: 1.5 for the bare pass, 2.0 with the trace (lab.trace.run: o
 
 from __future__ import annotations
 
-from lab.benchmarks import entry, side_by_side
+from lab.benchmarks import entry, random_gpt2_small, side_by_side
 
 TOKENS = 128
-
-
-def _setup():
-    import torch
-
-    from lab.models import Loaded
-    from lab.testing import random_models
-
-    model, tok = random_models.build("gpt2", "small")
-    model.requires_grad_(False)
-    c = model.config
-    loaded = Loaded("random-gpt2-small", model, tok, "decoder", c.n_positions, c.n_layer, c.n_head, c.n_embd)
-    ids = torch.randint(0, c.vocab_size, (TOKENS,), generator=torch.Generator().manual_seed(0)).tolist()
-    return loaded, ids
 
 
 def benchmarks() -> list[dict]:
@@ -32,7 +18,7 @@ def benchmarks() -> list[dict]:
 
     from lab import gpt2, trace
 
-    loaded, ids = _setup()
+    loaded, ids = random_gpt2_small(TOKENS)
     w, x = trace.weights(loaded.model), torch.tensor(ids)
 
     def ours():
