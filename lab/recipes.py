@@ -35,8 +35,6 @@ ROBERTA = [
      [("16gb_100k", (93.6, 87.3, 89.0, 95.3)), ("160gb_100k", (94.0, 87.7, 89.3, 95.6)),
       ("160gb_300k", (94.4, 88.7, 90.0, 96.1)), ("160gb_500k", (94.6, 89.4, 90.2, 96.4))]),
 ]
-ROBERTA_RULES = {"masked_share": 0.15, "mask": 0.8, "random": 0.1, "kept": 0.1, "text_gb": 160, "bpe_units": 50_000,
-                 "bert_static_copies": 10, "bert_epochs": 40}  # §2.5, §3.2, §4.1 and §4.4 of the paper
 
 def layer_norm_lines() -> dict[str, list[str]]:
     """Where each model puts its layer norms, read from transformers' own block code: GPT-1 normalises after
