@@ -175,3 +175,25 @@ def test_download_shows_progress_then_loads(hf, tiny_model_dirs, monkeypatch):
     assert len(at.status) == 1 and at.status[0].label == "DistilGPT-2 (82M) downloaded"
     assert at.status[0].state == "complete" and len(at.status[0].progress) == 1
     assert len(set(polled)) >= 2 and polled == sorted(polled)  # the bar followed the bytes as they came
+
+
+LEAVE_A_CORE = """
+import json, torch
+from ui.model_loader import leave_a_core, model_cache
+torch.set_num_threads(4)  # as if torch had found 4 cores
+first = leave_a_core()
+model_cache(); model_cache.clear(); model_cache()  # the cache made twice: no second core given up
+print(json.dumps([first, torch.get_num_threads()]))
+"""
+
+
+@pytest.mark.parametrize("env, expected", [({}, [3, 3]), ({"OMP_NUM_THREADS": "4"}, [4, 4]),
+                                           ({"MKL_NUM_THREADS": "4"}, [4, 4])])
+def test_the_app_leaves_the_browser_a_core(env, expected):
+    """The app's torch takes one core fewer than torch would (its own count, read once), unless whoever runs it
+    set a thread count: in a fresh process, whatever ran before in this one aside."""
+    clean = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", LEAVE_A_CORE], cwd=ROOT, env={**clean, **env}, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == expected

@@ -8,6 +8,8 @@ unreachable, over the memory budget) a plain message and the offline course mode
 
 from __future__ import annotations
 
+import functools
+import os
 import threading
 
 import streamlit as st
@@ -19,11 +21,34 @@ from ui import messages
 from ui.i18n import model_label, size, t
 
 MODEL_KEY = "model"  # st.session_state key and ?model= query parameter of the sidebar picker
+THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")  # set by whoever runs the app: theirs wins
+
+
+def leave_a_core() -> int:
+    """Torch's intra-op threads for the app: one fewer than torch takes by default (its physical cores), at
+    least one, unless OMP_NUM_THREADS or MKL_NUM_THREADS is set. The model shares the machine with the
+    Streamlit server and, on a laptop, the reader's browser; with every core in one forward pass, the pass
+    and the browser drawing its output stall each other (on 2 cores the sampling page settled about twice
+    as late after a seed click: lab/benchmarks/pages.py). Returns the thread count now in force."""
+    import torch
+
+    if not any(os.environ.get(name) for name in THREAD_ENV):
+        torch.set_num_threads(max(1, _torch_default() - 1))
+    return torch.get_num_threads()
+
+
+@functools.cache
+def _torch_default() -> int:
+    """Torch's own thread count, read once: a second call (the cache cleared) must not take a second core."""
+    import torch
+
+    return torch.get_num_threads()
 
 
 @st.cache_resource(show_spinner=False)
 def model_cache() -> ModelCache:
-    """The one ModelCache of this process, shared by every session."""
+    """The one ModelCache of this process, shared by every session (created once: torch's threads set then)."""
+    leave_a_core()
     return ModelCache()
 
 
