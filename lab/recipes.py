@@ -36,6 +36,7 @@ ROBERTA = [
       ("160gb_300k", (94.4, 88.7, 90.0, 96.1)), ("160gb_500k", (94.6, 89.4, 90.2, 96.4))]),
 ]
 
+
 def layer_norm_lines() -> dict[str, list[str]]:
     """Where each model puts its layer norms, read from transformers' own block code: GPT-1 normalises after
     each residual addition, GPT-2 before each sub-block."""
