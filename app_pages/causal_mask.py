@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from lab import models, registry
+from lab import models
 from lab.attention import can_drop_mask
 from lab.causal import TROPHY
+from lab.models import registry
 from ui import exports, presentation, widgets
 from ui.cached import attention as cached
 from ui.draw import attention as draw

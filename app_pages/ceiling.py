@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from lab import ceiling, registry
+from lab import ceiling
 from lab.errors import LabError
+from lab.models import registry
 from lab.text import encode
 from ui import presentation, widgets
 from ui.cached import ceiling as cached

@@ -2,8 +2,10 @@
 
 import streamlit as st
 
-from lab import detect_eval, models, registry
+from lab import models
+from lab.detect import evaluation as detect_eval
 from lab.errors import LabError
+from lab.models import registry
 from ui import messages, presentation, widgets
 from ui.cached import detect as cached
 from ui.draw import detect as draw

@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from lab import models, registry
+from lab import models
 from lab.causal import TROPHY
 from lab.errors import LabError
+from lab.models import registry
 from ui import presentation, widgets
 from ui.cached import fill as cached
 from ui.draw import fill as draw

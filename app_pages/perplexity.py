@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from lab import registry
+from lab.models import registry
 from ui import presentation, widgets
 from ui.cached import perplexity as cached
 from ui.draw import perplexity as draw

@@ -2,7 +2,9 @@
 
 import streamlit as st
 
-from lab import hosting, loadtest, models
+from lab import models
+from lab.models import hosting
+from lab.serving import loadtest
 from ui import presentation, widgets
 from ui.cached import serving as cached
 from ui.draw import serving as draw

@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from lab import registry  # noqa: E402
+from lab.models import registry  # noqa: E402
 
 
 def status(field: str) -> int:

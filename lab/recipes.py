@@ -54,7 +54,7 @@ def architecture() -> dict[str, dict]:
     registry (parameters, context)."""
     from transformers import GPT2Config, OpenAIGPTConfig
 
-    from lab import registry
+    from lab.models import registry
 
     out = {}
     for name, cfg in (("openai-gpt", OpenAIGPTConfig()), ("gpt2", GPT2Config())):

@@ -72,7 +72,7 @@ def course_standins(fresh_caches, tmp_path, monkeypatch, tiny_model_dirs):
     hub folder."""
     import dataclasses
 
-    from lab import registry
+    from lab.models import registry
 
     for name, arch in COURSE_STANDINS.items():
         monkeypatch.setitem(registry.REGISTRY, name, dataclasses.replace(registry.info(name),

@@ -1,6 +1,6 @@
 """A fake Hugging Face hub on a loopback port: the real huggingface_hub client downloads from it.
 
-No machine here reaches the hub, so the download path (lab.hub.download -> snapshot_download ->
+No machine here reaches the hub, so the download path (lab.models.hub.download -> snapshot_download ->
 HEAD + GET per file) is tested against this: it answers the few calls that path makes (repo info,
 the file tree, HEAD and GET on /resolve/), logs every request, and can drop a connection half-way
 through a file, as flaky wifi does.

@@ -54,7 +54,7 @@ BITS_TITLE = "Bits per byte, smaller models first"
 
 def test_the_bits_chart_shows_its_labels_whole_and_its_title_clear_of_the_info_box(app_url):
     """Issue 21, 7: the bar chart's model labels were cut ("…") and its title sat under the info box above it."""
-    from lab import registry
+    from lab.models import registry
 
     with chromium() as browser:
         page = new_page(browser, height=2200)

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lab import registry
+from lab.models import registry
 from tests.test_models import fake_hub_cache
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -111,7 +111,7 @@ def test_sample_json_runs_read_split_characters_whole(capsys):
     into byte tokens; the runs' texts join to the tokenizer's own decode, the split ones marked joined."""
     from transformers import AutoTokenizer
 
-    from lab import registry
+    from lab.models import registry
     from lab.sampling import PROMPTS
 
     argv = ["sample", "--json", "--model", "course-gpt2", "--prompt", PROMPTS["pt"], "--seed", "0",

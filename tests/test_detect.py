@@ -12,9 +12,11 @@ import pytest
 import torch
 from sklearn.metrics import roc_auc_score
 
-from lab import detect, detect_eval, detect_set
 from lab.cli import main
 from lab.course import fingerprint
+from lab.detect import evaluation as detect_eval
+from lab.detect import labelled_set as detect_set
+from lab.detect import scoring as detect
 from lab.models import load
 
 

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from lab import detect, detect_eval, detect_set
+from lab.detect import evaluation as detect_eval
+from lab.detect import labelled_set as detect_set
+from lab.detect import scoring as detect
 from lab.models import load
 from tests import pages
 
@@ -42,7 +44,7 @@ def test_english_page_shows_the_labs_numbers(fresh_caches, course_rows):
     auroc = next(d.value for d in at.dataframe if "AUROC" in d.value.columns)
     want = roc_auc_score(y, s)
     assert auroc.set_index("score").loc["Fast-DetectGPT (Bao et al. 2024)", "AUROC"] == f"{want:.3f}"
-    # The default text is the project's own English passage; its tokens and ranks are lab.detect's.
+    # The default text is the project's own English passage; its tokens and ranks are lab.detect.scoring's.
     written = next(t for t in detect_set.load()["texts"] if t["source"] == "written-by-the-project")
     view = detect.detect(load("course-gpt2"), written["text"], load("course-gpt2-2x128"))
     body = coloured(at)

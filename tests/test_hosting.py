@@ -1,4 +1,4 @@
-"""The laptop's memory budget and the hosted demo's caps: lab.hosting, lab.model_cache's default, the pages."""
+"""The laptop's memory budget and the hosted demo's caps: lab.models.hosting, lab.models.budget's default, the pages."""
 
 import json
 import logging
@@ -9,8 +9,10 @@ import psutil
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lab import hosting, model_cache, models, registry
-from lab.model_cache import ModelCache, budget, models_that_fit
+from lab import models
+from lab.models import budget as model_cache
+from lab.models import hosting, registry
+from lab.models.budget import ModelCache, budget, models_that_fit
 from tests.pages import open_page
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -129,7 +131,7 @@ def test_hosted_settings_are_read():
 @pytest.mark.parametrize("garbage", ["lots", "-5", "0", "2.5", "1e3"])
 def test_garbage_values_fall_back_to_the_defaults_with_a_warning(caplog, key, field, garbage):
     default = getattr(hosting.parse({"LAB_HOSTED": "1"}), field)
-    with caplog.at_level(logging.WARNING, logger="lab.hosting"):
+    with caplog.at_level(logging.WARNING, logger="lab.models.hosting"):
         lim = hosting.parse({"LAB_HOSTED": "1", key: garbage})
     assert getattr(lim, field) == default
     assert [r.levelno for r in caplog.records] == [logging.WARNING]
@@ -137,16 +139,16 @@ def test_garbage_values_fall_back_to_the_defaults_with_a_warning(caplog, key, fi
 
 
 def test_garbage_hosted_flag_and_model_lists_warn(caplog):
-    with caplog.at_level(logging.WARNING, logger="lab.hosting"):
+    with caplog.at_level(logging.WARNING, logger="lab.models.hosting"):
         lim = hosting.parse({"LAB_HOSTED": "please"})
     assert lim.hosted and lim.max_new_tokens == hosting.MAX_NEW_TOKENS  # a typo never lifts the caps
     assert "LAB_HOSTED" in caplog.text
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="lab.hosting"):
+    with caplog.at_level(logging.WARNING, logger="lab.models.hosting"):
         lim = hosting.parse({"LAB_HOSTED": "1", "LAB_HOSTED_MODELS": "gpt2, gpt5"})
     assert lim.models == {"gpt2", models.DEFAULT_OFFLINE} and "gpt5" in caplog.text
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="lab.hosting"):
+    with caplog.at_level(logging.WARNING, logger="lab.models.hosting"):
         lim = hosting.parse({"LAB_HOSTED": "1", "LAB_HOSTED_MODELS": ",,nothing"})
     assert lim.models == hosting.default_models() and "names no known model" in caplog.text
 

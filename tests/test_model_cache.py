@@ -1,13 +1,14 @@
-"""lab.model_cache: one load per model under concurrency, refusal over budget, LRU eviction."""
+"""lab.models.budget: one load per model under concurrency, refusal over budget, LRU eviction."""
 
 import threading
 import time
 
 import pytest
 
-from lab import models, registry
-from lab.hosting import HOSTED_BUDGET_MB
-from lab.model_cache import BUDGET_ENV, ModelCache, ModelTooLarge, budget_bytes, machine_budget_bytes
+from lab import models
+from lab.models import registry
+from lab.models.budget import BUDGET_ENV, ModelCache, ModelTooLarge, budget_bytes, machine_budget_bytes
+from lab.models.hosting import HOSTED_BUDGET_MB
 from tests.overlap import InFlight
 
 

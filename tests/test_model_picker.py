@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lab import hub, models, registry
+from lab import models
+from lab.models import hub, registry
 from tests.test_models import fake_hub_cache
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""lab.models and lab.registry: tiny random models by path, the hub cache path offline, clear failures.
+"""lab.models and lab.models.registry: tiny random models by path, the hub cache path offline, clear failures.
 
 Oracles: transformers' own classes, parameter counts and outputs; nothing reaches the network.
 """
@@ -12,8 +12,8 @@ from shutil import copytree
 
 import pytest
 
-from lab import hub, models, registry
-from lab.models import ModelUnavailable
+from lab import models
+from lab.models import ModelUnavailable, hub, registry
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASSES = {"gpt2": ("GPT2LMHeadModel", "decoder"), "openai-gpt": ("OpenAIGPTLMHeadModel", "decoder"),
@@ -252,7 +252,7 @@ def test_registry_has_the_course_models():
 
 
 def test_importing_the_registry_and_loader_module_does_not_import_torch():
-    code = "import sys, lab.models, lab.model_cache, lab.cli.models; print('torch' in sys.modules)"
+    code = "import sys, lab.models, lab.models.budget, lab.cli.models; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
 

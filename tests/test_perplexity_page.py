@@ -6,7 +6,8 @@ from functools import partial
 import pandas as pd
 import pytest
 
-from lab import perplexity, registry
+from lab import perplexity
+from lab.models import registry
 from tests import pages
 from tests.test_models import fake_hub_cache
 from viz import perplexity as viz

@@ -24,11 +24,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lab import attention, models, sampling
-from lab import hub as lab_hub  # `hub` is the fake hub fixture here
 from lab import text as lab_text
 from lab.cli import main
-from lab.model_cache import ModelCache
 from lab.models import ModelUnavailable
+from lab.models import hub as lab_hub  # `hub` is the fake hub fixture here
+from lab.models.budget import ModelCache
 from tests.fake_hub import fake_hub, files_of
 from tests.overlap import InFlight
 

@@ -6,7 +6,7 @@ import streamlit as st
 import torch
 from streamlit.testing.v1 import AppTest
 
-from lab import registry
+from lab.models import registry
 from lab.sampling import PROMPTS
 from tests import pages
 from tests.test_models import fake_hub_cache

@@ -11,16 +11,18 @@ import time
 
 import pytest
 
-from lab import loadtest, sampling, serve
+from lab import sampling
 from lab.cli import main
 from lab.models import load
+from lab.serving import loadtest
+from lab.serving import server as serve
 from lab.testing.browser import free_port
 
 PROMPT = "O gerenciador de pacotes"
 
 
 class Server:
-    """lab.serve's app on a free loopback port, in a thread; stops itself."""
+    """lab.serving.server's app on a free loopback port, in a thread; stops itself."""
 
     def __init__(self, loaded, **options):
         import uvicorn

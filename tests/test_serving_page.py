@@ -1,5 +1,5 @@
 """The serving page under AppTest, in both languages, on the shipped course-gpt2: nothing runs until asked; a run
-measures every mode at each concurrency with real servers (lab serve on loopback) and draws what lab.loadtest
+measures every mode at each concurrency with real servers (lab serve on loopback) and draws what lab.serving.loadtest
 returned; a URL that is not loopback is refused with a message; the hosted demo starts no server."""
 
 from functools import partial

@@ -43,8 +43,9 @@ from google.protobuf.json_format import MessageToDict
 from streamlit import dataframe_util
 from streamlit.testing.v1 import AppTest
 
-from lab import embeddings, lens, perplexity, registry, sampling, tokens
+from lab import embeddings, lens, perplexity, sampling, tokens
 from lab.causal import TROPHY
+from lab.models import registry
 from tests.pages import open_page
 
 PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling",
@@ -453,8 +454,9 @@ def test_errors_and_notices_in_both_languages(course_standins, monkeypatch, page
 
 def loader_errors(tmp_path, monkeypatch) -> list[Exception]:
     """One of each error the model loader can show, raised by the real code paths (no network)."""
-    from lab import hub, models
-    from lab.model_cache import ModelCache
+    from lab import models
+    from lab.models import hub
+    from lab.models.budget import ModelCache
 
     errors = []
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from lab import registry
+from lab.models import registry
 from viz.format import number
 from viz.format import size as viz_size
 

@@ -1,4 +1,5 @@
-"""The hosted demo's caps on the page (lab.hosting decides them): text cut with a notice, models refused in words.
+"""The hosted demo's caps on the page (lab.models.hosting decides them): text cut with a notice, models refused
+in words.
 
 Every hosted cap is a no-op when the app is not hosted (`LAB_HOSTED` unset): a laptop has no caps. `page_cut` is
 the one limit that holds everywhere: how much of a reader's text a page measures (its CLI command takes it whole).
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab import hosting
+from lab.models import hosting
 from ui.i18n import num, t
 
 LOCAL = ("Run the app on your own machine (`streamlit run app.py`) for no limit.",

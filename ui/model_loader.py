@@ -14,9 +14,9 @@ import threading
 
 import streamlit as st
 
-from lab import hosting, hub, models, registry
-from lab.model_cache import ModelCache, ModelTooLarge
-from lab.models import DEFAULT_OFFLINE, Loaded, ModelUnavailable
+from lab import models
+from lab.models import DEFAULT_OFFLINE, Loaded, ModelUnavailable, hosting, hub, registry
+from lab.models.budget import ModelCache, ModelTooLarge
 from ui import messages
 from ui.i18n import model_label, size, t
 

@@ -6,8 +6,9 @@ that need one, through ui.model_loader.current_model().
 
 import streamlit as st
 
-from lab import hub, models, registry
-from lab.model_cache import APP_BASELINE_MB, BUDGET_ENV, MIN_BUDGET_MB, budget, budget_bytes, models_that_fit
+from lab import models
+from lab.models import hub, registry
+from lab.models.budget import APP_BASELINE_MB, BUDGET_ENV, MIN_BUDGET_MB, budget, budget_bytes, models_that_fit
 from ui import limits, url_state
 from ui.i18n import LANGUAGES, lang, model_label, size, t
 from viz.format import number

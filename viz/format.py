@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from lab.registry import human_bytes
+from lab.models.registry import human_bytes
 
 _SWAP = str.maketrans(",.", ".,")
 # d3-format locales (what Vega's config.locale.number takes). Brazilian Portuguese: d3's own pt-BR.

@@ -1,6 +1,6 @@
 """The detector (detector page, chapter 12): every score of one text against the bare forward passes it needs.
 
-`lab.detect.scores(lab.detect.token_stats(performer, ids, observer))` (per-token rank, log-probability,
+`lab.detect.scoring.scores(lab.detect.scoring.token_stats(performer, ids, observer))` (per-token rank, log-probability,
 entropy, p / p_best, top 5, Fast-DetectGPT's mean and variance, Binoculars' cross-entropy; then the
 document scores) against `performer(ids).logits` and `observer(ids).logits` under inference mode: the two
 forward passes any implementation needs. 256 tokens, two random models with GPT-2 small's shapes
@@ -44,7 +44,7 @@ def _reference(performer, observer, ids):
 
 def benchmarks() -> list[dict]:
     """Every score of a 256-token text vs the two bare forward passes, GPT-2 small's shapes."""
-    from lab import detect
+    from lab.detect import scoring as detect
 
     performer, observer, ids = _setup()
     lab_s, ref_s = side_by_side(lambda: detect.scores(detect.token_stats(performer, ids, observer)),

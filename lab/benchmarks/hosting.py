@@ -1,7 +1,7 @@
 """Memory of the hosted demo: the peak resident memory of a hosted-mode run that opens every page.
 
 One fresh interpreter runs the whole app under Streamlit's AppTest with LAB_HOSTED=1 (the caps and
-the 1,700 MB model budget of lab.hosting), offline, and opens each page of app_pages/ in turn with
+the 1,700 MB model budget of lab.models.hosting), offline, and opens each page of app_pages/ in turn with
 its default inputs, as a reader clicking through the sidebar would: the model pages run their
 forward passes, the sampling page generates, the perplexity page evaluates the three course
 decoders. The course model, course-gpt2, is pointed at a random model with GPT-2 small's real
@@ -53,7 +53,7 @@ def hosted_run(model_dir: Path, params: int) -> dict:
 
 
 def benchmarks() -> list[dict]:
-    from lab import registry
+    from lab.models import registry
     from lab.testing import random_models
 
     with tempfile.TemporaryDirectory() as tmp:

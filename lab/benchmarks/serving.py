@@ -4,7 +4,7 @@
    batching) against lab.sampling.steps called in-process, 16 requests of 32 tokens each. Target 1.2.
 2. Concurrency 8: seconds per token over the whole test with static batching against the same server without
    batching (16 requests of 32 tokens): throughput ×2 is a ratio of 0.5. Target 0.5.
-Both measured with lab.loadtest (the same client the CLI and the page use), one run each, servers started
+Both measured with lab.serving.loadtest (the same client the CLI and the page use), one run each, servers started
 fresh. The first request of each test warms its server up and is not counted apart.
 """
 
@@ -20,9 +20,9 @@ def _per_token(r: dict) -> float:
 
 
 def benchmarks() -> list[dict]:
-    from lab import loadtest
     from lab.models import load
-    from lab.serve import Spawned
+    from lab.serving import loadtest
+    from lab.serving.server import Spawned
 
     loaded = load(MODEL)
     loadtest.in_process(loaded, 1, 2, TOKENS)  # warm-up

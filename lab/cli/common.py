@@ -8,7 +8,7 @@ from lab.cli import CliError
 def add_model_argument(parser, default: str | None = None) -> None:
     """Add `--model NAME_OR_DIR` to `parser`; the default is the course's offline model."""
     from lab.models import DEFAULT_OFFLINE
-    from lab.registry import REGISTRY
+    from lab.models.registry import REGISTRY
 
     parser.add_argument("--model", default=default or DEFAULT_OFFLINE, metavar="NAME_OR_DIR",
                         help=f"a registry name ({', '.join(REGISTRY)}) or a local Hugging Face model "

@@ -9,7 +9,7 @@
 "binoculars" (only with --observer)}}: every token but the first (it has no context), natural logs;
 --model is Binoculars' performer. `detect-eval` scores the shipped evaluation set and prints
 {"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc}}}} (several --model:
-{"results": [one table per model]}). See lab/detect.py and lab/detect_eval.py for the methods.
+{"results": [one table per model]}). See lab/detect/scoring.py and lab/detect/evaluation.py for the methods.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def register(sub) -> None:
 
 def _loaded_pair(model: str, observer: str | None):
     """(performer, observer or None), checked: decoders, one tokenizer (CliError with one line)."""
-    from lab.detect import DetectError, check_decoder, check_pair
+    from lab.detect.scoring import DetectError, check_decoder, check_pair
 
     performer = load_model_arg(model)
     other = load_model_arg(observer) if observer is not None else None  # "" is a name, and a bad one
@@ -53,7 +53,7 @@ def _loaded_pair(model: str, observer: str | None):
 
 def run_detect(args) -> int:
     """Score one text and print its tokens and scores."""
-    from lab.detect import DetectError, detect
+    from lab.detect.scoring import DetectError, detect
 
     text = read_text(args.file)
     if not text.strip():
@@ -76,7 +76,8 @@ def run_detect(args) -> int:
 
 def run_eval(args) -> int:
     """Score the evaluation set under each model and print the AUROC table(s)."""
-    from lab import detect_eval, detect_set
+    from lab.detect import evaluation as detect_eval
+    from lab.detect import labelled_set as detect_set
     from lab.models import DEFAULT_OFFLINE
 
     texts = detect_set.load()["texts"]
@@ -105,7 +106,7 @@ def run_set(args) -> int:
     import shutil
     from pathlib import Path
 
-    from lab import detect_set
+    from lab.detect import labelled_set as detect_set
 
     if not shutil.which("apt-get") or not shutil.which("dpkg"):
         raise CliError("building the set needs apt-get and dpkg (a Debian or Ubuntu system)")

@@ -24,8 +24,8 @@ def register(sub) -> None:
 
 def model_rows() -> list[dict]:
     """One dict per registry model, as `models --json` prints it."""
-    from lab.hub import is_available
-    from lab.registry import REGISTRY
+    from lab.models.hub import is_available
+    from lab.models.registry import REGISTRY
 
     return [{"name": m.name, "hub_id": m.hub_id, "kind": m.kind, "params": m.params,
              "download_bytes": m.download_bytes, "context": m.context, "cached": is_available(m.name)}
@@ -33,7 +33,7 @@ def model_rows() -> list[dict]:
 
 
 def run_models(args) -> int:
-    from lab.registry import REGISTRY, human_bytes
+    from lab.models.registry import REGISTRY, human_bytes
 
     rows = model_rows()
     if args.json:
@@ -47,8 +47,8 @@ def run_models(args) -> int:
 
 
 def run_prefetch(args) -> int:
-    from lab.hub import ModelUnavailable, download
-    from lab.registry import REGISTRY, human_bytes
+    from lab.models.hub import ModelUnavailable, download
+    from lab.models.registry import REGISTRY, human_bytes
 
     unknown = [n for n in args.names if n not in REGISTRY]
     if unknown:

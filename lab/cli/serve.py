@@ -6,7 +6,8 @@ bounded load test for any such server (chapter 14).
     python -m lab loadtest --url URL --concurrency N --requests R [--max-tokens K] [--api-key K] [--json]
     python -m lab loadtest --in-process M --concurrency N --requests R [--max-tokens K] [--json]
 
-See lab/serve.py (the API and its errors), lab/engine.py (batching, the cache) and lab/loadtest.py.
+See lab/serving/server.py (the API and its errors), lab/serving/engine.py (batching, the cache)
+and lab/serving/loadtest.py.
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ def register(sub) -> None:
 
 def run_serve(args) -> int:
     """Load the model and serve it until interrupted."""
-    from lab import serve
     from lab.models import kind_of
+    from lab.serving import server as serve
 
     if not 0 < args.port < 65536:
         raise CliError(f"--port must be from 1 to 65535, not {args.port}")
@@ -68,7 +69,7 @@ def run_serve(args) -> int:
 
 def run_loadtest(args) -> int:
     """Run the load test and print its summary."""
-    from lab import loadtest
+    from lab.serving import loadtest
 
     if not 1 <= args.max_tokens <= 1024:
         raise CliError(f"--max-tokens must be from 1 to 1,024, not {args.max_tokens}")

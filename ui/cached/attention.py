@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from lab import attention, causal, hosting, hub, models
+from lab import attention, causal, models
+from lab.models import hosting, hub
 from lab.text import encode, readable_labels, token_texts
 from ui.i18n import num, t
 from ui.model_loader import get_model, model_cache

@@ -2,9 +2,9 @@
 model, observer, text and buckets), and the evaluation set's scores per (model, observer, buckets), kept
 process-wide like the perplexity page's results. ui.draw.detect draws.
 
-The set's scores for the course pair ship with the app (lab.detect_eval.shipped_rows: about 30 s of work
+The set's scores for the course pair ship with the app (lab.detect.evaluation.shipped_rows: about 30 s of work
 on 2 cores otherwise); any other model or bucket choice scores a balanced tenth of the set
-(lab.detect_set.balanced: every human text, one continuation of each) once per process, with a progress
+(lab.detect.labelled_set.balanced: every human text, one continuation of each) once per process, with a progress
 bar drawn by the caller. `python -m lab detect-eval --model M` scores the whole set.
 """
 
@@ -16,7 +16,9 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
-from lab import detect, detect_eval, detect_set
+from lab.detect import evaluation as detect_eval
+from lab.detect import labelled_set as detect_set
+from lab.detect import scoring as detect
 from lab.text import readable
 from ui.model_loader import get_model
 
@@ -43,14 +45,14 @@ def samples(language: str) -> dict[str, str]:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def text_view(model: str, observer: str | None, text: str, buckets: tuple) -> dict:
-    """lab.detect.detect's result for one text (DetectError on bad input), with its readable runs."""
+    """lab.detect.scoring.detect's result for one text (DetectError on bad input), with its readable runs."""
     m = get_model(model)
     result = detect.detect(m, text, get_model(observer) if observer else None, buckets)
     return result | {"runs": readable(m.tokenizer, result["ids"])}
 
 
 def set_rows(model: str, observer: str | None, buckets: tuple, progress_bar: Callable) -> list[dict]:
-    """The evaluation set's rows (lab.detect_eval.score_set): shipped, stored, or computed now, with
+    """The evaluation set's rows (lab.detect.evaluation.score_set): shipped, stored, or computed now, with
     `progress_bar()` (st.progress's: .progress(f), .empty()) drawn while they are."""
     m, o = get_model(model), get_model(observer) if observer else None
     key = (detect_eval.weights_id(m), detect_eval.weights_id(o) if o is not None else None, buckets)  # by weights:

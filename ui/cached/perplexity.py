@@ -16,9 +16,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from lab import hosting, perplexity, registry
-from lab.model_cache import ModelTooLarge
-from lab.models import ModelUnavailable
+from lab import perplexity
+from lab.models import ModelUnavailable, hosting, registry
+from lab.models.budget import ModelTooLarge
 from lab.text import encode, readable
 from ui import messages
 from ui.i18n import lang, num, t

@@ -1,11 +1,11 @@
-"""What the serving page measures (chapter 14): lab.loadtest.compare, run when the reader asks and kept in the
+"""What the serving page measures (chapter 14): lab.serving.loadtest.compare, run when the reader asks and kept in the
 session (a measurement, not a cached value: each run measures again); the page's words for the modes."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from lab import loadtest
+from lab.serving import loadtest
 from ui.i18n import t
 
 RESULTS = "serve_results"  # session key: the last measurement's rows and its settings

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from lab import detect_eval
+from lab.detect import evaluation as detect_eval
 from ui import exports
 from ui.cached import detect as cached
 from ui.i18n import lang, num, t

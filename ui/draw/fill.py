@@ -193,12 +193,12 @@ def gpt_history() -> None:
     rows = [(t("layer norm", "normalização"), " · ".join(ln["openai-gpt"]) + t(" (after the residual)",
                                                                               " (depois do residual)"),
              " · ".join(ln["gpt2"]) + t(" (before each sub-block)", " (antes de cada sub-bloco)"), code),
-            (t("context (tokens)", "contexto (tokens)"), num(g1["context"]), num(g2["context"]), "lab.registry"),
+            (t("context (tokens)", "contexto (tokens)"), num(g1["context"]), num(g2["context"]), "lab.models.registry"),
             (t("vocabulary", "vocabulário"), num(g1["vocabulary"]), num(g2["vocabulary"]), config),
             (t("layers × heads × width", "camadas × cabeças × largura"), f"{g1['layers']} × {g1['heads']} × "
              f"{g1['width']}", f"{g2['layers']} × {g2['heads']} × {g2['width']}", config),
             (t("parameters", "parâmetros"), num(g1["params"]), " / ".join(num(p) for p in a["gpt2-sizes"].values()),
-             "lab.registry")]
+             "lab.models.registry")]
     rows += [(w, one, two, t("GPT-1 paper §4.1; GPT-2 paper §2", "artigo do GPT-1 §4.1; do GPT-2 §2"))
              for w, one, two in papers.values()]
     st.dataframe(pd.DataFrame(rows, columns=[t("decision", "decisão"), "GPT-1", "GPT-2", t("source", "fonte")]),

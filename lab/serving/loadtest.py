@@ -156,11 +156,11 @@ MODES = (("function", None), ("http", ("--no-batching",)), ("http_batched", ()),
 
 def compare(model: str, concurrencies=(1, 2, 4, 8), requests: int = 8, max_tokens: int = 16, progress=None,
             modes=MODES) -> list[dict]:
-    """Every mode at every concurrency: a server started per HTTP mode (lab.serve.Spawned, loopback), the same
+    """Every mode at every concurrency: a server started per HTTP mode (lab.serving.server.Spawned, loopback), the same
     load test against each, and the in-process call beside them. One row per (mode, concurrency): summary()'s
     fields plus "mode"."""
     from lab.models import load
-    from lab.serve import Spawned
+    from lab.serving.server import Spawned
 
     rows, total, done = [], len(modes) * len(concurrencies), 0
     for mode, flags in modes:

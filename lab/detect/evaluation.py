@@ -1,7 +1,7 @@
 """How well each detector score separates the evaluation set's human and machine texts, and who it wrongs.
 
 For the detector page (chapter 12) and `python -m lab detect-eval`. Machine text is the positive
-class. Each score is read in its fixed direction (lab.detect.MACHINE_HIGH): `oriented` flips the
+class. Each score is read in its fixed direction (lab.detect.scoring.MACHINE_HIGH): `oriented` flips the
 scores where machine text is expected low, so "flagged" is always oriented score >= threshold.
 
 - `auroc`: the Mann-Whitney form, P(a machine text scores above a human one) + half the ties;
@@ -21,14 +21,14 @@ from pathlib import Path
 
 import numpy as np
 
-from lab.detect import BUCKETS, MACHINE_HIGH, check_decoder, check_pair, flat, moments, scores, token_stats
-from lab.detect_set import PATH as SET_PATH
-from lab.detect_set import band
+from lab.detect.labelled_set import PATH as SET_PATH
+from lab.detect.labelled_set import band
+from lab.detect.scoring import BUCKETS, MACHINE_HIGH, check_decoder, check_pair, flat, moments, scores, token_stats
 
 # The set's rows for the course pair (course-gpt2, observer course-gpt2-2x128), computed once and shipped so
 # that the page opens in a second (about 30 s on 2 cores otherwise); `python -m lab detect-eval --save` writes
 # them, and a test recomputes a sample. Used only when the models' weights, the set and the buckets all match.
-SCORES_PATH = Path(__file__).resolve().parent / "data" / "detect_scores.json"
+SCORES_PATH = Path(__file__).resolve().parents[1] / "data" / "detect_scores.json"
 
 
 BATCH_FLOATS = 8_000_000  # log-probabilities per batch (texts x tokens x vocabulary): 32 MB, ~5 such arrays live
@@ -197,5 +197,5 @@ def save_rows(loaded, observer, rows: list[dict], thresholds=BUCKETS) -> None:
     entries = json.loads(SCORES_PATH.read_text(encoding="utf-8"))["entries"] if SCORES_PATH.exists() else []
     entry = {"model": loaded.name, "observer": getattr(observer, "name", None), "key": key, "rows": rows}
     entries = [e for e in entries if e["key"] != key and e["key"]["set"] == key["set"]] + [entry]
-    SCORES_PATH.write_text(json.dumps({"note": "lab.detect_eval.score_set's rows, shipped (python -m lab detect-eval "
-                                               "--save)", "entries": entries}) + "\n", encoding="utf-8")
+    note = "lab.detect.evaluation.score_set's rows, shipped (python -m lab detect-eval --save)"
+    SCORES_PATH.write_text(json.dumps({"note": note, "entries": entries}) + "\n", encoding="utf-8")

@@ -7,8 +7,8 @@ attention (under SDPA, `output_attentions=True` silently returns nothing), its t
 pages need to know (kind, context, layers, heads, width). Nothing touches the model afterwards: it
 is shared by every session of the app, so callers must never mutate it or its config.
 
-A hub model not yet cached is downloaded first (lab.hub: cache checks, downloads, damaged copies,
-disk space); a model that cannot be had raises `ModelUnavailable` (defined in lab.hub).
+A hub model not yet cached is downloaded first (lab.models.hub: cache checks, downloads, damaged copies,
+disk space); a model that cannot be had raises `ModelUnavailable` (defined in lab.models.hub).
 Imports torch/transformers only inside `load`, so listing models stays cheap.
 """
 
@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab import hub, registry
-from lab.hub import ModelUnavailable
+from lab.models import hub, registry
+from lab.models.hub import ModelUnavailable
 
 DEFAULT_OFFLINE = "course-gpt2"  # shipped in the repo (models/course-gpt2/), needs no network
 ENCODER_TYPES = {"roberta", "xlm-roberta", "camembert", "bert", "distilbert"}

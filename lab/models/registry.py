@@ -24,7 +24,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"  # course models shipped in the repo
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"  # course models shipped in the repo
 MB = 1_000_000
 GPT2_TOKENIZER_FILES = 2_855_000  # vocab.json + merges.txt + tokenizer.json + configs (GPT-2 BPE)
 

@@ -2,7 +2,7 @@
 
 A public server is shared by every reader at once, so `LAB_HOSTED=1` turns on caps that a laptop does
 not need: only a few small models, input boxes cut at a length, fewer tokens sampled, a shorter
-perplexity text, and a smaller memory budget for models (lab.model_cache reads `budget_mb`).
+perplexity text, and a smaller memory budget for models (lab.models.budget reads `budget_mb`).
 Without it there are no caps at all. The CLI never reads these limits: it is the lab on your own
 machine, whatever the environment says.
 
@@ -17,7 +17,7 @@ app's secrets, which Streamlit exports as environment variables when the server 
 - LAB_MAX_NEW_TOKENS        tokens the sampling page generates at most (default 64).
 - LAB_MAX_PERPLEXITY_CHARS  characters of text the perplexity page evaluates (default 3000).
 - LAB_HOSTED_BUDGET_MB      memory budget for models in hosted mode (default 1700; LAB_MEMORY_BUDGET_MB,
-                            read by lab.model_cache, overrides both this and the laptop default).
+                            read by lab.models.budget, overrides both this and the laptop default).
 A value that is not a positive whole number falls back to its default with a logged warning.
 Pure Python, no Streamlit, no torch.
 """
@@ -30,7 +30,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from lab import models, registry
+import lab.models.registry as registry
+from lab import models
 
 HOSTED_ENV = "LAB_HOSTED"
 MODELS_ENV = "LAB_HOSTED_MODELS"
@@ -61,7 +62,7 @@ class Limits:
     max_input_chars: int | None = None
     max_new_tokens: int | None = None
     max_perplexity_chars: int | None = None
-    budget_mb: int | None = None  # None: lab.model_cache's machine default
+    budget_mb: int | None = None  # None: lab.models.budget's machine default
 
 
 class ModelNotOffered(models.ModelUnavailable):

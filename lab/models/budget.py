@@ -24,7 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab import hosting, registry
+import lab.models.hosting as hosting
+import lab.models.registry as registry
 from lab.errors import LabError
 
 BUDGET_ENV = "LAB_MEMORY_BUDGET_MB"
@@ -33,7 +34,7 @@ BUDGET_ENV = "LAB_MEMORY_BUDGET_MB"
 # the model cache (Python + Streamlit + torch ~0.5 GB, forward passes and cached results ~0.5 GB).
 # A 16 GB laptop gets ~7.6 GB: every GPT-2 size loads (gpt2-xl needs ~6.9 GB), one big one at a time.
 # Never under MIN_BUDGET_MB, so GPT-2 small and the course models load even on a small machine.
-# The hosted demo sets its own cap (lab.hosting, 1,700 MB); $LAB_MEMORY_BUDGET_MB overrides both.
+# The hosted demo sets its own cap (lab.models.hosting, 1,700 MB); $LAB_MEMORY_BUDGET_MB overrides both.
 MACHINE_SHARE = 0.5
 APP_BASELINE_MB = 1000
 MIN_BUDGET_MB = 700
@@ -77,7 +78,7 @@ class Budget:
     """The memory budget for cached models and where it comes from."""
 
     bytes: int
-    source: str  # "env" ($LAB_MEMORY_BUDGET_MB) | "hosted" (lab.hosting's cap) | "machine"
+    source: str  # "env" ($LAB_MEMORY_BUDGET_MB) | "hosted" (lab.models.hosting's cap) | "machine"
     machine_bytes: int  # this machine's memory, as physical_memory_bytes() reads it
 
 

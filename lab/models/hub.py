@@ -22,7 +22,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from lab import registry
+import lab.models.registry as registry
 from lab.errors import LabError
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")

@@ -18,7 +18,7 @@ Document scores, each as its source computes it (natural logs):
   divided by the mean over tokens of sum_v softmax(observer)_v * -log softmax(performer)_v. It needs
   two models with one tokenizer.
 Each score has a direction: which side the machine-written texts fall on (MACHINE_HIGH). The
-evaluation (lab.detect_eval) reports every AUROC with that fixed direction, so a score that ranks the
+evaluation (lab.detect.evaluation) reports every AUROC with that fixed direction, so a score that ranks the
 classes backwards on some group shows as an AUROC under 0.5.
 
 The shared models are only read, under inference mode.

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from lab.course import corpus, fingerprint, unseen
 
-PATH = Path(__file__).resolve().parent / "data" / "detect_set.json"
+PATH = Path(__file__).resolve().parents[1] / "data" / "detect_set.json"
 SOURCES = (unseen.SOURCES[0], unseen.SOURCES[2],  # the Debian FAQ (en), DebianDoc-SGML (pt)
     corpus.Source("ubuntu-packaging-guide-html", "en", "html", "usr/share/doc/ubuntu-packaging-guide-html/*.html",
                   "1.0.4"),
@@ -36,7 +36,7 @@ GENERATORS = ("course-gpt2", "course-gpt2-2x128")
 SETTINGS = {"greedy": (0.0, 0, 1.0), "temperature_0.7": (0.7, 0, 1.0), "top_k_40": (1.0, 40, 1.0),
             "top_p_0.9": (1.0, 0, 0.9), "pure": (1.0, 0, 1.0)}
 SEED = 12
-WRITTEN_PATH = Path(__file__).resolve().parent / "data" / "detect_written.json"
+WRITTEN_PATH = Path(__file__).resolve().parents[1] / "data" / "detect_written.json"
 
 
 def load(path: Path = PATH) -> dict:
@@ -123,6 +123,6 @@ def build(work: Path = Path("build/corpus-work"), log=print) -> dict:
                               "setting": setting, "seed": seed, "tokens": len(ids), "text": text, **base})
         log(f"{h['source']}: {i + 1}/{len(human)}")
     return {"note": "Human paragraphs from documentation no course model trained on, and the course decoders' "
-                    "continuations of their first 16 tokens (lab/detect_set.py; python -m lab detect-set)",
+                    "continuations of their first 16 tokens (lab/detect/labelled_set.py; python -m lab detect-set)",
             "versions": versions, "settings": SETTINGS, "generators": list(GENERATORS), "opening_tokens": OPENING,
             "texts": texts}

@@ -1,4 +1,4 @@
-"""An OpenAI-compatible HTTP server for one decoder (chapter 14): FastAPI + uvicorn over lab.engine.
+"""An OpenAI-compatible HTTP server for one decoder (chapter 14): FastAPI + uvicorn over lab.serving.engine.
 
 GET /health, GET /v1/models, POST /v1/completions (prompt, max_tokens, temperature, top_p, seed, stream,
 logprobs, stop; top_k as an extension field), the legacy completions API: `stream: true` sends server-sent
@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lab.engine import Engine, Job
+from lab.serving.engine import Engine, Job
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -278,7 +278,7 @@ class Spawned:
         import sys
 
         cmd = [sys.executable, "-m", "lab", "serve", "--model", self.model, "--port", str(self.port), *self.flags]
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         self.proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
