@@ -1,7 +1,6 @@
 """Shared fixtures: tiny random models saved in Hugging Face format (never a download)."""
 
 import os
-from pathlib import Path
 
 import pytest
 
@@ -37,9 +36,11 @@ def forwards():
 
 
 def pytest_configure(config):
-    """The `slow` marker: real-server reliability tests (a minute or more). They still run in `make test`
-    (CI runs everything); `-m "not slow"` leaves them out of a quick local run."""
-    config.addinivalue_line("markers", "slow: real-server reliability tests (a minute or more); in make test too")
+    """The markers (docs/testing.md, "Suite layout and timings"). Both still run in `make test` (CI runs
+    everything); `make check` leaves them out: `-m "not browser and not slow"`."""
+    config.addinivalue_line("markers", "browser: drives a real Chromium against a real Streamlit server")
+    config.addinivalue_line("markers", "slow: a minute or more (real-server reliability, the bad-input "
+                                       "matrices); in make test too")
 
 
 # The course models' tiny stand-ins for AppTest: the sizes differ, the names and kinds are the course's.
@@ -82,10 +83,26 @@ def course_standins(fresh_caches, tmp_path, monkeypatch, tiny_model_dirs):
     yield tmp_path / "hf" / "hub"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
+def app_url():
+    """The app's URL on the one real Streamlit server every browser module shares (started on first use,
+    loopback, a free port; stopped at the end of the session), offline on the shipped course models. A module
+    that changes the server's environment (a fake hub, LAB_HOSTED, a load log) starts its own instead.
+    Skips (or fails, with REQUIRE_BROWSER=1) without Chromium."""
+    from tests.pages import APP
+    from tests.streamlit_server import require_browser, streamlit_server
+
+    require_browser()
+    with streamlit_server(APP, env={"HF_HUB_OFFLINE": "1"}) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
 def tiny_hub_app(tmp_path_factory, tiny_model_dirs):
-    """The app's URL on a real server (one per test module), offline, where "gpt2" and "roberta-base" are
-    tiny random models (2 layers x 4 heads) in a fake Hugging Face cache. Needs Chromium (require_browser)."""
+    """The app's URL on a second shared real server (one per session, started on first use), offline, where
+    "gpt2" and "roberta-base" are tiny random models (2 layers x 4 heads) in a fake Hugging Face cache. Needs
+    Chromium (require_browser)."""
+    from tests.pages import APP
     from tests.streamlit_server import require_browser, streamlit_server
     from tests.test_models import fake_hub_cache
 
@@ -94,5 +111,5 @@ def tiny_hub_app(tmp_path_factory, tiny_model_dirs):
     fake_hub_cache(hf / "hub", "openai-community/gpt2", tiny_model_dirs["gpt2"])
     fake_hub_cache(hf / "hub", "FacebookAI/roberta-base", tiny_model_dirs["roberta"])
     env = {"HF_HOME": str(hf), "HF_HUB_CACHE": str(hf / "hub"), "HF_HUB_OFFLINE": "1"}
-    with streamlit_server(str(Path(__file__).resolve().parents[1] / "app.py"), env=env) as url:
+    with streamlit_server(APP, env=env) as url:
         yield url

@@ -1,5 +1,6 @@
 """One way to open the app under Streamlit's AppTest, for every page test (a plain helper, not a fixture:
-tests/conftest.py holds the fixtures, among them course_standins for the tiny course models)."""
+tests/conftest.py holds the fixtures, among them course_standins for the tiny course models and app_url for the
+browser tests' shared server), and the constants the page and browser tests share."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[1] / "app.py")  # absolute: works whatever cwd a server or AppTest gets
+CHART = '[data-testid="stVegaLiteChart"]'  # a Vega-Lite chart's box, in a real browser
+CHARTS = f"{CHART} canvas, {CHART} svg"  # a chart once Vega has drawn it (after the script run ends)
 
 
 def open_page(page: str | None = None, *, timeout: int = 60, state: dict | None = None, check: bool = True,

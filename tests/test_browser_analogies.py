@@ -1,21 +1,14 @@
 """The analogies page in a real Chromium, on the shipped course models (offline)."""
 
-from pathlib import Path
 
 import pytest
 
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.pages import CHARTS
+from tests.streamlit_server import chromium, new_page, wait_idle
 
-CHARTS = '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg'
-APP = str(Path(__file__).resolve().parents[1] / "app.py")  # absolute: works whatever cwd the server gets
+pytestmark = pytest.mark.browser
+
 EVIL = '<img src=x onerror="alert(1)">'
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server(APP, env={"HF_HUB_OFFLINE": "1"}) as url:
-        yield url
 
 
 def wait_for_count(page, selector: str, n: int, timeout_ms: float = 30_000) -> None:

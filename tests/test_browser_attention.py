@@ -2,7 +2,11 @@
 
 from pathlib import Path
 
+import pytest
+
 from tests.streamlit_server import chromium, new_page, wait_idle
+
+pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,22 +2,15 @@
 the forced-error view colours the tokens after the forced one, a hostile text is shown as text; the home page's
 chapter map links to the pages."""
 
-from pathlib import Path
 
 import pytest
 
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.pages import CHARTS
+from tests.streamlit_server import chromium, new_page, wait_idle
 
-CHARTS = '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg'
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+pytestmark = pytest.mark.browser
+
 EVIL = "Texto <img src=x onerror=alert(1)> com <b>marcas</b> & mais " + "palavras do texto " * 20
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server(APP, env={"HF_HUB_OFFLINE": "1"}) as url:
-        yield url
 
 
 def test_curves_tables_and_the_forced_view(app_url):

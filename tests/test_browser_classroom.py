@@ -8,17 +8,12 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.streamlit_server import chromium, new_page, wait_idle
+
+pytestmark = pytest.mark.browser
 
 # 1280 x 720 at 150 % browser zoom leaves 853 x 480 CSS pixels: what a projector laptop shows.
 PROJECTOR_ZOOMED = (853, 480)
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server(env={"HF_HUB_OFFLINE": "1"}) as url:
-        yield url
 
 
 def open_link(browser, url: str, path: str, ready: str, size=(1400, 1400)):

@@ -2,21 +2,14 @@
 line of the source and the tensor beside it, and reaches the link. (Presentation mode's larger source:
 tests/test_browser_presentation.py.)"""
 
-from pathlib import Path
 
 import pytest
 
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.streamlit_server import chromium, new_page, wait_idle
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+pytestmark = pytest.mark.browser
+
 MARKED = ".lab-code .lab-step"
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server(APP, env={"HF_HUB_OFFLINE": "1"}) as url:
-        yield url
 
 
 def test_selecting_a_step_moves_the_marked_line_and_the_tensor(app_url):

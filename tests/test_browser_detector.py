@@ -1,22 +1,15 @@
 """The detector page in a real Chromium, on the shipped course models (offline): the coloured text, its hover
 titles and the charts render; a hostile text is shown as text, never run; a threshold move updates the verdict."""
 
-from pathlib import Path
 
 import pytest
 
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.pages import CHARTS
+from tests.streamlit_server import chromium, new_page, wait_idle
 
-CHARTS = '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg'
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+pytestmark = pytest.mark.browser
+
 EVIL = 'Oi <img src=x onerror="alert(1)"> e <b>negrito</b> </textarea><svg onload=alert(2)> & mais texto aqui.'
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server(APP, env={"HF_HUB_OFFLINE": "1"}) as url:
-        yield url
 
 
 def test_coloured_text_charts_and_a_hostile_text(app_url):

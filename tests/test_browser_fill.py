@@ -1,21 +1,14 @@
 """The fill-in-the-blank page in a real Chromium, on the shipped course models (offline): typing a text with a mask
 fills it, the button adds a mask, the epoch slider moves the masking chips, and hostile text stays text."""
 
-from pathlib import Path
 
 import pytest
 
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.streamlit_server import chromium, new_page, wait_idle
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+pytestmark = pytest.mark.browser
+
 EVIL = 'Um <img src=x onerror=alert(1)> e <b>negrito</b> com <mask>.'
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server(APP, env={"HF_HUB_OFFLINE": "1"}) as url:
-        yield url
 
 
 def test_fill_insert_and_step_through_epochs(app_url):

@@ -12,7 +12,8 @@ fails when the escaping it guards is removed (see each test's docstring for the 
   the home page's link carries a payload in every parameter.
 Where Streamlit or Vega render the text themselves (st.text, st.warning, chart labels) there is no escape of
 ours to break: the tests still assert the literal text, and that nothing formed from it.
-One server (the shipped course models, offline) and one browser for the module; each test opens its own tab.
+The session's shared server (app_url: the shipped course models, offline) and one browser for the module;
+each test opens its own tab.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import html
 import re
 import time
 import urllib.parse
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,15 +32,16 @@ from lab.models import load
 from lab.text import encode, labels, token_texts
 from lab.tokens import token_records
 from tests.bad_inputs import IMG, LATEX, MARKDOWN, SCRIPT
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.pages import CHART
+from tests.streamlit_server import chromium, new_page, wait_idle
 from viz.lens import grid_frame
 from viz.sampling import coloured_tokens
 from viz.tokens import visible
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")  # absolute: browser.ROOT is lab/, not the repository
+pytestmark = pytest.mark.browser
+
 SVG = '</textarea><svg onload="window.__pwned=1;alert(1)">'
 DIRECTIVES = ":red[alerta] :material/home: :smile: :rainbow-background[fundo]"
-CHARTS = '[data-testid="stVegaLiteChart"]'
 # Words the payloads would turn bold, italic or coloured if Markdown or HTML in them were interpreted.
 STYLED_WORDS = ("negrito", "itálico", "bold", "alerta", "fundo", "clique")
 
@@ -67,13 +68,6 @@ DOM_CHECK = """() => {
 }""" % list(STYLED_WORDS)  # noqa: UP031  (a JS template: braces everywhere)
 CLEAN = {"pwned": "undefined", "img_x": 0, "handlers": 0, "scripts": 0, "js_links": 0, "katex": 0,
          "styled": [], "coloured": [], "icons": [], "emoji": False}
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server(APP, env={"HF_HUB_OFFLINE": "1"}) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +121,7 @@ def texts(page, selector: str) -> list[str]:
 
 def chart_texts(page) -> set[str]:
     """Every text Vega drew in the page's charts (SVG <text>: axis labels, cell labels, titles)."""
-    return set(texts(page, f"{CHARTS} svg text"))
+    return set(texts(page, f"{CHART} svg text"))
 
 
 def only_spans(page, selector: str, parents: str = ":not(*)") -> list[str]:
@@ -246,7 +240,7 @@ def test_analogies_words_in_messages_and_labels(app_url, browser):
     """Rendered by Streamlit and Vega themselves (st.text, SVG text): no escape of ours, but our choice of st.text
     for a word quoted in a message matters (as st.markdown, the expected word's **negrito** would be bold). The
     typed words must appear literally in the message and the chart labels, and nothing may form from them."""
-    page = open_page(browser, app_url, "analogies", CHARTS, an_a="</", an_b="<", an_c=">", an_expected=MARKDOWN)
+    page = open_page(browser, app_url, "analogies", CHART, an_a="</", an_b="<", an_c=">", an_expected=MARKDOWN)
     until(page, lambda: {"</", "<", ">"} <= chart_texts(page), "the markup words in the 2D picture", 30)
     assert any(s.startswith(repr(MARKDOWN.strip())) for s in shown(page))  # the expected word, several tokens
     commit(page, "Word", "an_word", IMG, area=False)
@@ -265,7 +259,7 @@ ATTN_TEXT = f"</ <b>bold</b> {IMG}"
 def test_attention_link_notice_and_labels(app_url, browser, course):
     """Break caught: ui/url_state.shown() no longer replacing backticks: the link's value closes the notice's
     code span and its **negrito** is rendered bold. The heatmap labels are Vega's (no escape of ours)."""
-    page = open_page(browser, app_url, "attention", CHARTS, attn_metric=NOTICE)
+    page = open_page(browser, app_url, "attention", CHART, attn_metric=NOTICE)
     notice = [a for a in alerts(page) if "Ignored from the link" in a]
     assert len(notice) == 1 and "attn_metric=ˋ**negrito**ˋ <img src=x" in notice[0]
     assert_clean(page)

@@ -7,16 +7,11 @@ import time
 
 import pytest
 
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.streamlit_server import chromium, new_page, wait_idle
+
+pytestmark = pytest.mark.browser
 
 SELECT_SLIDER = '[data-testid="stSlider"]'
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server(env={"HF_HUB_OFFLINE": "1"}) as url:
-        yield url
 
 
 def switched(browser, url: str, path: str, ready: str):

@@ -10,28 +10,23 @@ import pytest
 from lab.causal import TROPHY
 from lab.models import load
 from lab.text import encode, labels, token_texts
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.pages import CHART
+from tests.streamlit_server import chromium, new_page, wait_idle
+
+pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOT = ROOT / "docs" / "logit_lens.png"
 MARKUP = "<img src=x onerror=alert(1)> <b>bold</b> **x** $y$"
-CHARTS = '[data-testid="stVegaLiteChart"]'
 TOOLTIP = "#vg-tooltip-element.visible"
 ROWS = ("Object.fromEntries([...document.querySelectorAll('#vg-tooltip-element tr')]"
         ".map(r => [r.querySelector('.key').textContent, r.querySelector('.value').textContent]))")
 
 
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server(str(ROOT / "app.py")) as url:  # absolute: browser.ROOT is lab/, not the repository
-        yield url
-
-
 def drawn(page, n: int = 2) -> None:
     """Wait until n Vega charts have their canvas (or svg) drawn with a size."""
     page.wait_for_function(
-        f"[...document.querySelectorAll('{CHARTS} canvas, {CHARTS} svg')]"
+        f"[...document.querySelectorAll('{CHART} canvas, {CHART} svg')]"
         f".filter(c => c.getBoundingClientRect().width > 50).length >= {n}", timeout=60_000)
 
 
@@ -63,7 +58,7 @@ def test_the_grid_draws_and_hovering_shows_the_top_5(app_url, tmp_path):
         # docs/logit_lens.png is tracked: rewritten only on request (UPDATE_SCREENSHOTS=1 pytest ...).
         shot = SCREENSHOT if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path / SCREENSHOT.name
         page.screenshot(path=str(shot), full_page=True)
-        grid = page.locator(CHARTS).first
+        grid = page.locator(CHART).first
         tips = hover_tooltips(page, grid)
         assert tips, "no tooltip appeared over the grid"
         assert all(set(tip) == {"input token", "layer", *(f"guess {i}" for i in range(1, 6))} for tip in tips)
@@ -91,7 +86,7 @@ def test_typed_markup_stays_text(app_url):
         assert combo.input_value() == tags[-1]
         wait_idle(page)
         drawn(page)
-        tips = hover_tooltips(page, page.locator(CHARTS).first)
+        tips = hover_tooltips(page, page.locator(CHART).first)
         inputs = {tip["input token"] for tip in tips}
         assert inputs and inputs <= set(tags)  # the typed tokens, as text, in the tooltip
         assert any("<" in s or ">" in s for s in inputs)

@@ -4,9 +4,13 @@ views one change at a time, across pages too. Tiny random models stand in for GP
 import time
 from urllib.parse import parse_qs, urlparse
 
+import pytest
+
 from lab.embeddings import PRESETS
 from lab.models import registry
 from tests.streamlit_server import chromium, new_page, wait_idle
+
+pytestmark = pytest.mark.browser
 
 TEXT = "The cat sat on the mat because it was tired."
 

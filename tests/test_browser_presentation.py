@@ -6,11 +6,13 @@ import time
 
 import pytest
 
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.pages import CHART
+from tests.streamlit_server import chromium, new_page, wait_idle
+
+pytestmark = pytest.mark.browser
 
 SCREEN = (1280, 720)
 MIN_VISIBLE = 150  # pixels of the main view on the first screen, at least
-CHART = '[data-testid="stVegaLiteChart"]'
 MAIN = {"tokens": '[data-testid="stTable"]', "analogies": CHART, "attention": CHART, "causal_mask": CHART,
         "logit_lens": CHART, "perplexity": '[data-testid="stDataFrame"]', "sampling": ".samp-text",
         "code": ".lab-code", "fill": CHART, "serving": '[data-testid="stCode"]'}
@@ -32,13 +34,6 @@ MEASURE = r"""([main, text]) => {
           thumb_clear: thumb ? thumb.getBoundingClientRect().bottom <= handle.top + 1 : null,
           main_top: m ? m.getBoundingClientRect().top + window.scrollY : null, main_font: px(text)};
 }"""
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server(env={"HF_HUB_OFFLINE": "1"}) as url:
-        yield url
 
 
 def sizes(browser, url: str, page_name: str, present: bool) -> dict:

@@ -11,14 +11,16 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests.pages import APP
 from tests.streamlit_server import chromium, new_page, wait_idle
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
+pytestmark = pytest.mark.browser
+
 LOCAL_SCHEMES = {"data", "blob", "about"}  # made inside the page: no network at all
 VIEWS = [("en", False), ("pt", True)]  # English as a reader opens it; Portuguese in presentation mode
 
 
-def page_paths(app: Path = APP) -> list[str]:
+def page_paths(app: Path = Path(APP)) -> list[str]:
     """The URL path of every st.Page in app.py's source: "" for the default page, else its file's stem (or url_path)."""
     paths = []
     for node in ast.walk(ast.parse(app.read_text(encoding="utf-8"))):

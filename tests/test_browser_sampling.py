@@ -3,7 +3,11 @@
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.streamlit_server import chromium, new_page, wait_idle
+
+pytestmark = pytest.mark.browser
 
 TEXT = '.st-key-samp_stream .samp-text'
 SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "sampling.png"

@@ -2,20 +2,13 @@
 processes on loopback, the progress bar moves, the three charts and the table appear, and the link keeps
 the settings."""
 
-from pathlib import Path
 
 import pytest
 
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.streamlit_server import chromium, new_page, wait_idle
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+pytestmark = pytest.mark.browser
 
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server(APP, env={"HF_HUB_OFFLINE": "1"}) as url:
-        yield url
 
 
 def test_a_click_measures_and_draws(app_url):

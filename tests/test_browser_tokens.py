@@ -10,6 +10,8 @@ from lab import tokens
 from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
 from viz.tokens import visible
 
+pytestmark = pytest.mark.browser
+
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOT = ROOT / "docs" / "tokens.png"
 TEXT = ("Olá! <img src=x onerror=alert(1)> O troféu não coube na mala porque era grande demais. "
@@ -32,13 +34,6 @@ def expected(text: str) -> dict[str, dict[str, str]]:
     costs = tokens.token_costs(text)
     return {label: {name: f"{c[key]:,}" for name, c in costs.items()}
             for key, label in (("tokens", "tokens"), ("words", "words"), ("chars", "characters"))}
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server() as url:
-        yield url
 
 
 def test_typed_text_is_counted_and_never_rendered_as_html(app_url, tmp_path):

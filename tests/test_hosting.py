@@ -13,9 +13,8 @@ from lab import models
 from lab.models import budget as model_cache
 from lab.models import hosting, registry
 from lab.models.budget import ModelCache, budget, models_that_fit
-from tests.pages import open_page
+from tests.pages import APP, open_page
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 GIB = 2**30
 Memory = namedtuple("Memory", "total available")
 PROMPT = "The trophy didn't fit in the suitcase"

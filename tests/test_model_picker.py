@@ -12,10 +12,10 @@ from streamlit.testing.v1 import AppTest
 
 from lab import models
 from lab.models import hub, registry
+from tests.pages import APP
 from tests.test_models import fake_hub_cache
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 @pytest.fixture
 def hf(tmp_path, monkeypatch):
     """A private, empty, offline Hugging Face cache and a fresh shared model cache."""

@@ -31,9 +31,9 @@ from lab.models import hub as lab_hub  # `hub` is the fake hub fixture here
 from lab.models.budget import ModelCache
 from tests.fake_hub import fake_hub, files_of
 from tests.overlap import InFlight
+from tests.pages import APP
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 GPT2 = "openai-community/gpt2"
 WEIGHTS = "model.safetensors"
 

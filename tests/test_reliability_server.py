@@ -22,12 +22,12 @@ import pytest
 from lab.cli import main
 from lab.models import DEFAULT_OFFLINE
 from lab.sampling import PROMPTS
+from tests.pages import APP
 from tests.streamlit_server import chromium, free_port, new_page, require_browser, streamlit_server, wait_idle
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 TOKENS = ".st-key-samp_stream .samp-tok"
 STATUS = '[data-testid="stStatusWidget"]'
 

@@ -35,13 +35,13 @@ from lab.cli import main
 from lab.models import DEFAULT_OFFLINE, load
 from lab.sampling import PROMPTS
 from lab.text import encode
+from tests.pages import APP
 from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server
 from viz.format import number
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 N_NEW = 12
 # (seed, (temperature, top-k, top-p)): the page's defaults, or cooler and narrower every third seed; the last
 # repeats seed 5. Seed 15 draws the end-of-text token first: that tab must stop after one token, as the CLI does.

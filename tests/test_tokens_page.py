@@ -11,9 +11,9 @@ import pytest
 from lab import tokens
 from lab.encodings import ENCODINGS
 from tests import pages
+from tests.pages import APP
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 XSS = "<img src=x onerror=alert(1)>"
 
 
