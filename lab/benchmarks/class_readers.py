@@ -1,0 +1,90 @@
+"""A class on one link (issue 41): N virtual readers open one page's link on one app process.
+
+The app is started as `make run` starts it (`streamlit run app.py`, the repository's config: no file
+watcher, no forced collection after each run). A reader is a client of Streamlit's own websocket
+protocol (lab/testing/readers.py): it opens the page's link and waits until that run finishes; its time
+is from connecting until then. For N = 1, 30 and 60 (30 and 60 arriving evenly within 3 s) one fresh
+server per N plays every page in turn, home first: "cold" is the first N readers of that link on this
+server (its computations not cached yet; the model may be loaded by an earlier page), "warm" the next N.
+
+One entry per page and temperature: project_s = p95 of 30 readers, reference_s = one reader alone,
+ratio = p95(30) / alone. target is None (nothing bounds the ratio); ok and targets_p95_s are the issue's
+targets: 30 readers p95 <= 1 s and 60 readers p95 <= 3 s, every reader finished, no error shown. Each
+entry also carries p50 / p95 / max, finished and errors for every N.
+
+Environment, for shorter or comparative runs: LAB_CLASS_PAGES (comma-separated URL paths, "home" for
+the home page), LAB_CLASS_SIZES (e.g. "1,30"), LAB_CLASS_FLAGS (extra `streamlit run` flags, e.g.
+"--server.fileWatcherType auto --runner.postScriptGC true" to measure Streamlit's defaults).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+
+PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling", "fill",
+         "detector", "code", "serving", "ceiling")
+SIZES = (1, 30, 60)
+WITHIN_S = 3.0  # the class arrives within this many seconds
+TARGETS = {30: 1.0, 60: 3.0}  # p95 seconds, warm (the issue's targets)
+TIMEOUT_S = 180  # one reader gives up after this
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    return ordered[max(math.ceil(q / 100 * len(ordered)) - 1, 0)]
+
+
+def summary(readings) -> dict:
+    """p50 / p95 / max seconds, how many finished, how many drew an error, of one crowd's readings."""
+    secs = [r.seconds for r in readings]
+    return {"n": len(readings), "p50_s": round(percentile(secs, 50), 4), "p95_s": round(percentile(secs, 95), 4),
+            "max_s": round(max(secs), 4), "finished": sum(r.finished for r in readings),
+            "errors": sum(r.exceptions > 0 for r in readings),
+            "statuses": sorted({r.status for r in readings if not r.finished})}
+
+
+def play(sizes=SIZES, pages=PAGES, flags: tuple[str, ...] = ()) -> dict:
+    """{(page, "cold"|"warm"): {n: summary}}, one fresh server per crowd size."""
+    from lab.testing.readers import app_server, arrive
+
+    results: dict = {}
+    for n in sizes:
+        with app_server("app.py", *flags, env={"HF_HUB_OFFLINE": "1"}) as url:
+            for page in pages:
+                path = "" if page == "home" else page
+                for temperature in ("cold", "warm"):
+                    readings = arrive(url, n, WITHIN_S if n > 1 else 0, path, timeout=TIMEOUT_S)
+                    results.setdefault((page, temperature), {})[n] = summary(readings)
+    return results
+
+
+def _ok(by_n: dict) -> bool | None:
+    """The issue's targets met: every reader finished with no error, and p95 within its target for 30 and 60."""
+    if not all(n in by_n for n in TARGETS):
+        return None
+    return all(s["finished"] == s["n"] and s["errors"] == 0 for s in by_n.values()) and all(
+        by_n[n]["p95_s"] <= target for n, target in TARGETS.items())
+
+
+def benchmarks() -> list[dict]:
+    env = os.environ
+    pages = tuple(p for p in env.get("LAB_CLASS_PAGES", ",".join(PAGES)).split(",") if p)
+    sizes = tuple(int(n) for n in env.get("LAB_CLASS_SIZES", ",".join(map(str, SIZES))).split(",") if n)
+    flags = tuple(env.get("LAB_CLASS_FLAGS", "").split())
+    t0 = time.perf_counter()
+    results = play(sizes, pages, flags)
+    wall = round(time.perf_counter() - t0, 3)
+    out = []
+    for (page, temperature), by_n in results.items():
+        alone = by_n.get(1, {}).get("p95_s")
+        crowd = by_n.get(30, by_n[max(by_n)])["p95_s"]
+        out.append({"name": f"class: {page}, {temperature}: p95 of 30 readers arriving within 3 s vs one alone",
+                    "project_s": crowd, "reference_s": alone,
+                    "ratio": round(crowd / alone, 4) if alone else None,
+                    "target": None, "targets_p95_s": {str(n): x for n, x in TARGETS.items()}, "ok": _ok(by_n),
+                    "page": page, "temperature": temperature, "readers": {str(n): s for n, s in by_n.items()},
+                    "flags": list(flags), "wall_s": wall})
+    return out

@@ -1,0 +1,187 @@
+"""Virtual readers: clients of Streamlit's own websocket protocol, no browser.
+
+A reader does what the app's frontend does when a page opens: it connects to `/_stcore/stream`, sends
+one BackMsg `rerun_script` with the page's query string and page name (the URL path, "" for home) and
+no widget state, then reads ForwardMsgs until `script_finished` ends that run. The seconds from
+connecting until then are what a class waits on one link.
+
+    with app_server() as url:                                  # `streamlit run app.py` as `make run` starts it
+        one = read(url, "attention", "att_text=Oi")            # a Reading
+        crowd = arrive(url, 30, 3.0, "attention", "att_text=Oi")  # 30 readers spread over 3 s
+
+Only for tests and benchmarks (lab never imports streamlit; its protobuf classes are data here).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from lab.testing.browser import ROOT, ServerURL, _healthy, free_port
+
+FINISHED = "FINISHED_SUCCESSFULLY"
+
+
+@dataclass
+class Reading:
+    """One reader's visit: how long until its run finished, and how it ended."""
+
+    page: str
+    seconds: float  # connect -> script_finished (or -> the failure)
+    finished: bool  # the run ended with FINISHED_SUCCESSFULLY
+    status: str  # the last script_finished status, or what went wrong ("timeout", "closed: ...")
+    exceptions: int = 0  # st.exception elements the run drew (an error shown to the reader)
+    deltas: int = 0  # elements and blocks the run sent
+    session_events: tuple[str, ...] = ()  # e.g. "script_changed_on_disk" (the file watcher speaking)
+    script_run_id: str = ""
+    texts: tuple[str, ...] = ()  # the markdown bodies the run drew (st.write / st.markdown / st.caption)
+
+
+def _rerun_message(page: str, query: str, url: str) -> bytes:
+    """The BackMsg the frontend sends on opening `url`: rerun_script with the page's name and query string."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    msg = BackMsg()
+    state = msg.rerun_script
+    state.query_string = query
+    state.page_name = page
+    state.page_script_hash = ""
+    state.widget_states.SetInParent()
+    state.context_info.timezone = "UTC"
+    state.context_info.locale = "en-US"
+    state.context_info.url = url
+    return msg.SerializeToString()
+
+
+def _record(fwd, seen: dict) -> str | None:
+    """Note one ForwardMsg in `seen`; return the script_finished status name when it is one."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    kind = fwd.WhichOneof("type")
+    if kind == "delta":
+        seen["deltas"] += 1
+        delta = fwd.delta
+        element = delta.new_element if delta.WhichOneof("type") == "new_element" else None
+        if element is not None and element.WhichOneof("type") == "exception":
+            seen["exceptions"] += 1
+        elif element is not None and element.WhichOneof("type") == "markdown":
+            seen["texts"].append(element.markdown.body)
+    elif kind == "new_session":
+        seen["run_id"] = fwd.metadata.run.script_run_id
+    elif kind == "session_event":
+        seen["events"].append(fwd.session_event.WhichOneof("type") or "")
+    elif kind == "page_not_found":
+        return "page_not_found"
+    elif kind == "script_finished":
+        return ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)
+    return None
+
+
+async def read_async(url: str, page: str = "", query: str = "", timeout: float = 120,
+                     linger: float = 0.0) -> Reading:
+    """One reader opens `url`/`page`?`query` and waits for its run to finish (FINISHED_EARLY_FOR_RERUN runs
+    are followed to the run that finishes). `linger` seconds are then spent listening (session events)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from websockets.asyncio.client import connect
+
+    ws_url = url.replace("http", "ws", 1).rstrip("/") + "/_stcore/stream"
+    seen = {"deltas": 0, "exceptions": 0, "run_id": "", "events": [], "texts": []}
+    status, t0 = "timeout", time.perf_counter()
+    page_url = f"{url.rstrip('/')}/{page}" + (f"?{query}" if query else "")
+    try:
+        async with asyncio.timeout(timeout), connect(ws_url, subprotocols=["streamlit"], max_size=None,
+                                                     open_timeout=timeout, ping_interval=None) as ws:
+            await ws.send(_rerun_message(page, query, page_url))
+            async for data in ws:
+                fwd = ForwardMsg()
+                fwd.ParseFromString(data)
+                got = _record(fwd, seen)
+                if got is not None:
+                    status = got
+                    if got != "FINISHED_EARLY_FOR_RERUN":
+                        break
+            seconds = time.perf_counter() - t0
+            if linger:
+                await _listen(ws, linger, seen)
+    except TimeoutError:
+        seconds = time.perf_counter() - t0
+    except Exception as e:  # noqa: BLE001  (a dropped connection is a result here, not a crash)
+        seconds, status = time.perf_counter() - t0, f"closed: {type(e).__name__}: {e}"[:200]
+    return Reading(page, seconds, status == FINISHED, status, seen["exceptions"], seen["deltas"],
+                   tuple(seen["events"]), seen["run_id"], tuple(seen["texts"]))
+
+
+async def _listen(ws, seconds: float, seen: dict) -> None:
+    """Keep reading for `seconds`, noting session events."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    try:
+        async with asyncio.timeout(seconds):
+            async for data in ws:
+                fwd = ForwardMsg()
+                fwd.ParseFromString(data)
+                _record(fwd, seen)
+    except TimeoutError:
+        pass
+
+
+def read(url: str, page: str = "", query: str = "", timeout: float = 120, linger: float = 0.0) -> Reading:
+    """read_async, from synchronous code."""
+    return asyncio.run(read_async(url, page, query, timeout, linger))
+
+
+async def arrive_async(url: str, n: int, within: float, page: str = "", query: str = "",
+                       timeout: float = 120) -> list[Reading]:
+    """`n` readers of one link arriving evenly over `within` seconds (all at once when 0); their readings."""
+
+    async def one(i: int) -> Reading:
+        await asyncio.sleep(within * i / max(n - 1, 1) if n > 1 else 0)
+        return await read_async(url, page, query, timeout)
+
+    return list(await asyncio.gather(*(one(i) for i in range(n))))
+
+
+def arrive(url: str, n: int, within: float, page: str = "", query: str = "", timeout: float = 120) -> list[Reading]:
+    """arrive_async, from synchronous code."""
+    return asyncio.run(arrive_async(url, n, within, page, query, timeout))
+
+
+def app_command(port: int, script: str = "app.py", *flags: str) -> list[str]:
+    """`streamlit run` as `make run` starts it (the repository's .streamlit/config.toml, nothing overridden),
+    on 127.0.0.1:`port`; `flags` are added after."""
+    return [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+            "--server.address", "127.0.0.1", *flags]
+
+
+@contextmanager
+def app_server(script: str = "app.py", *flags: str, timeout: float = 120, env: dict | None = None,
+               port: int | None = None) -> Iterator[ServerURL]:
+    """The app served as `make run` serves it (cwd = the repository, so its config applies), on a free loopback
+    port; yields its base URL (with .proc and .log()); stopped after."""
+    port = port or free_port()
+    url = ServerURL(f"http://127.0.0.1:{port}")
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(app_command(port, script, *flags), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                env={**os.environ, **(env or {})})
+        url.proc, url.log_file = proc, log
+        try:
+            deadline = time.monotonic() + timeout
+            while not _healthy(url):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not become healthy at {url}:\n{url.log()[-2000:]}")
+                time.sleep(0.25)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
