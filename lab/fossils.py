@@ -27,7 +27,7 @@ gives all four paper figures to the nearest million; leaving out the positions, 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from lab.errors import LabError
@@ -35,13 +35,23 @@ from lab.errors import LabError
 ROOT = Path(__file__).resolve().parents[1]
 MODELS_DIR = ROOT / "models"
 TRAINING_RECORD = ROOT / "docs" / "course-models-run" / "training.json"
-GPT1_PAPER = "Radford et al. 2018, Improving Language Understanding by Generative Pre-Training, section 4.1"
-GPT2_PAPER = "Radford et al. 2019, Language Models are Unsupervised Multitask Learners, Table 2"
-GPT2_HPARAMS = "openai/gpt-2, models/<size>/hparams.json (n_vocab 50257, n_ctx 1024, n_head)"
-ROBERTA_PAPER = "Liu et al. 2019, RoBERTa, arXiv:1907.11692, sections 3-5 and Appendix"
-FAIRSEQ = "facebookresearch/fairseq, examples/roberta/README.md (roberta.base 125M, roberta.large 355M)"
-DISTIL_CARD = "distilbert/distilgpt2 model card (82M; OpenWebTextCorpus)"
-COURSE_DOC = "docs/course-models.md and docs/course-models-run/ (this project's training records)"
+# Sources, (English, Portuguese): the CLI prints the English.
+GPT1_PAPER = ("Radford et al. 2018 (GPT-1's paper), section 4.1", "Radford et al. 2018 (o artigo do GPT-1), §4.1")
+GPT2_PAPER = ("Radford et al. 2019 (GPT-2's paper), Table 2", "Radford et al. 2019 (o artigo do GPT-2), Tabela 2")
+GPT2_HPARAMS = "openai/gpt-2, hparams.json"
+ROBERTA_PAPER = ("Liu et al. 2019 (RoBERTa's paper), arXiv:1907.11692", "Liu et al. 2019 (o artigo do RoBERTa), "
+                 "arXiv:1907.11692")
+FAIRSEQ = "facebookresearch/fairseq examples/roberta/README.md"
+DISTIL_CARD = ("distilbert/distilgpt2, model card", "distilbert/distilgpt2, cartão do modelo")
+COURSE_DOC = "docs/course-models.md, docs/course-models-run/training.json"
+NOT_PUBLISHED = ("not published", "não publicado")
+
+
+def _both(*parts) -> tuple[str, str]:
+    """Parts (a str in both languages, or an (English, Portuguese) pair) joined with '; ' in each language."""
+    return tuple("; ".join(p if isinstance(p, str) else p[i] for p in parts) for i in (0, 1))
+
+
 GPT1_VOCAB, GPT2_VOCAB = 40_478, 50_257
 _GPT2 = dict(n_positions=1024, vocab_size=GPT2_VOCAB)
 _ROBERTA = dict(vocab_size=50_265, max_position_embeddings=514, type_vocab_size=1, pad_token_id=1)
@@ -56,57 +66,61 @@ _DEBIAN = ("Debian's documentation and fortunes, English + Portuguese: 6.9 M tra
 @dataclass(frozen=True)
 class Fossil:
     """One model of the cross-section: its architecture ("openai-gpt", "gpt2", "roberta"), published
-    hyperparameters (config kwargs; None: read models/<name>/config.json) and the facts beside them."""
+    hyperparameters (config kwargs; None: read models/<name>/config.json) and the facts beside them, each text
+    an (English, Portuguese) pair."""
 
     name: str
     arch: str
     date: str  # year-month the weights were released
     hyper: dict | None
-    source: str
+    source: tuple[str, str]
     paper_params: int | None = None
-    paper_source: str = ""
-    data: tuple[str, str] = ("", "")  # (English, Portuguese)
+    paper_source: tuple[str, str] = ("", "")
+    data: tuple[str, str] = ("", "")
     data_bytes: int | None = None
     tokens_seen: int | str | None = None  # a str: that run of docs/course-models-run/training.json
-    tokens_source: str = ""
-    extra: dict = field(default_factory=dict)
+    tokens_source: tuple[str, str] = NOT_PUBLISHED
 
 
+_GPT2_SOURCE = _both(GPT2_PAPER, GPT2_HPARAMS)
+_ROBERTA_SOURCE = _both(ROBERTA_PAPER, FAIRSEQ)
 FOSSILS = [  # in lineage order: the table's default, each row compared with the one above
-    Fossil("openai-gpt", "openai-gpt", "2018-06", {}, f"{GPT1_PAPER}; transformers' OpenAIGPTConfig defaults",
-           None, "the GPT-1 paper gives no count; GPT-2's paper calls its smallest size 'equivalent to the "
-           "original GPT'", ("BooksCorpus: over 7,000 unpublished books", "BooksCorpus: mais de 7.000 livros "
-                             "inéditos"), None, None, "not published (100 epochs of 64 x 512-token sequences)"),
-    Fossil("gpt2", "gpt2", "2019-02", dict(_GPT2, n_layer=12, n_embd=768, n_head=12), f"{GPT2_PAPER}; {GPT2_HPARAMS}",
-           117_000_000, GPT2_PAPER, _WEBTEXT, 40_000_000_000, None, "not published"),
-    Fossil("gpt2-medium", "gpt2", "2019-05", dict(_GPT2, n_layer=24, n_embd=1024, n_head=16),
-           f"{GPT2_PAPER}; {GPT2_HPARAMS}", 345_000_000, GPT2_PAPER, _WEBTEXT, 40_000_000_000, None, "not published"),
-    Fossil("gpt2-large", "gpt2", "2019-08", dict(_GPT2, n_layer=36, n_embd=1280, n_head=20),
-           f"{GPT2_PAPER}; {GPT2_HPARAMS}", 762_000_000, GPT2_PAPER, _WEBTEXT, 40_000_000_000, None, "not published"),
-    Fossil("gpt2-xl", "gpt2", "2019-11", dict(_GPT2, n_layer=48, n_embd=1600, n_head=25),
-           f"{GPT2_PAPER}; {GPT2_HPARAMS}", 1_542_000_000, GPT2_PAPER, _WEBTEXT, 40_000_000_000, None,
-           "not published"),
+    Fossil("openai-gpt", "openai-gpt", "2018-06", {}, _both(GPT1_PAPER, "transformers OpenAIGPTConfig"), None,
+           ("none: GPT-2's paper calls its smallest size equivalent to the original GPT",
+            "nenhum: o artigo do GPT-2 diz que o seu menor tamanho equivale ao GPT original"),
+           ("BooksCorpus: over 7,000 unpublished books", "BooksCorpus: mais de 7.000 livros inéditos"), None, None,
+           ("not published (100 epochs of batches of 64 × 512 tokens)",
+            "não publicado (100 épocas de lotes de 64 × 512 tokens)")),
+    Fossil("gpt2", "gpt2", "2019-02", dict(_GPT2, n_layer=12, n_embd=768, n_head=12), _GPT2_SOURCE, 117_000_000,
+           GPT2_PAPER, _WEBTEXT, 40_000_000_000),
+    Fossil("gpt2-medium", "gpt2", "2019-05", dict(_GPT2, n_layer=24, n_embd=1024, n_head=16), _GPT2_SOURCE,
+           345_000_000, GPT2_PAPER, _WEBTEXT, 40_000_000_000),
+    Fossil("gpt2-large", "gpt2", "2019-08", dict(_GPT2, n_layer=36, n_embd=1280, n_head=20), _GPT2_SOURCE,
+           762_000_000, GPT2_PAPER, _WEBTEXT, 40_000_000_000),
+    Fossil("gpt2-xl", "gpt2", "2019-11", dict(_GPT2, n_layer=48, n_embd=1600, n_head=25), _GPT2_SOURCE,
+           1_542_000_000, GPT2_PAPER, _WEBTEXT, 40_000_000_000),
     Fossil("distilgpt2", "gpt2", "2019-10", dict(_GPT2, n_layer=6, n_embd=768, n_head=12),
-           f"{DISTIL_CARD}; GPT-2 small with 6 layers", 82_000_000, DISTIL_CARD,
+           _both(DISTIL_CARD, ("GPT-2 small with 6 layers", "GPT-2 small com 6 camadas")), 82_000_000, DISTIL_CARD,
            ("OpenWebTextCorpus (a re-creation of WebText), distilled from GPT-2 small",
-            "OpenWebTextCorpus (uma recriação do WebText), destilado do GPT-2 small"), 38_000_000_000, None,
-           "not published"),
+            "OpenWebTextCorpus (uma recriação do WebText), destilado do GPT-2 small"), 38_000_000_000),
     Fossil("roberta-base", "roberta", "2019-07", dict(_ROBERTA, num_hidden_layers=12, hidden_size=768,
                                                       num_attention_heads=12, intermediate_size=3072),
-           f"{ROBERTA_PAPER}; {FAIRSEQ}", 125_000_000, FAIRSEQ, _ROBERTA_DATA, 160_000_000_000, None,
-           "not published for the base size"),
+           _ROBERTA_SOURCE, 125_000_000, _both(FAIRSEQ), _ROBERTA_DATA, 160_000_000_000),
     Fossil("roberta-large", "roberta", "2019-07", dict(_ROBERTA, num_hidden_layers=24, hidden_size=1024,
                                                        num_attention_heads=16, intermediate_size=4096),
-           f"{ROBERTA_PAPER}; {FAIRSEQ}", 355_000_000, FAIRSEQ, _ROBERTA_DATA, 160_000_000_000,
-           500_000 * 8_192 * 512, "at most 500K steps x 8K sequences x 512 tokens (the paper's schedule)"),
-    Fossil("course-gpt2", "gpt2", "2026-11", None, "models/course-gpt2/config.json", None, "", _DEBIAN, None,
-           "decoder", f"{COURSE_DOC}: training.json"),
-    Fossil("course-roberta", "roberta", "2026-11", None, "models/course-roberta/config.json", None, "", _DEBIAN,
-           None, "encoder", f"{COURSE_DOC}: training.json"),
-    Fossil("course-gpt2-2x128", "gpt2", "2026-12", None, "models/course-gpt2-2x128/config.json", None, "", _DEBIAN,
-           None, 47_964_160, f"{COURSE_DOC}: 3,563 + 2,747 + 4,400 + 1,000 steps of 16 x 256"),
-    Fossil("course-gpt2-1x64", "gpt2", "2026-12", None, "models/course-gpt2-1x64/config.json", None, "", _DEBIAN,
-           None, 25_882_624, f"{COURSE_DOC}: 4,000 + 2,319 steps of 16 x 256"),
+           _ROBERTA_SOURCE, 355_000_000, _both(FAIRSEQ), _ROBERTA_DATA, 160_000_000_000, 500_000 * 8_192 * 512,
+           _both(ROBERTA_PAPER, ("at most: 500,000 steps × 8,192 sequences × 512 tokens",
+                                 "no máximo: 500.000 passos × 8.192 sequências × 512 tokens"))),
+    Fossil("course-gpt2", "gpt2", "2026-11", None, _both("models/course-gpt2/config.json"), None, ("", ""),
+           _DEBIAN, None, "decoder", _both(COURSE_DOC)),
+    Fossil("course-roberta", "roberta", "2026-11", None, _both("models/course-roberta/config.json"), None,
+           ("", ""), _DEBIAN, None, "encoder", _both(COURSE_DOC)),
+    Fossil("course-gpt2-2x128", "gpt2", "2026-12", None, _both("models/course-gpt2-2x128/config.json"), None,
+           ("", ""), _DEBIAN, None, 47_964_160, _both(COURSE_DOC, ("3,563 + 2,747 + 4,400 + 1,000 steps of 16 × 256",
+                                                                 "3.563 + 2.747 + 4.400 + 1.000 passos de 16 × 256"))),
+    Fossil("course-gpt2-1x64", "gpt2", "2026-12", None, _both("models/course-gpt2-1x64/config.json"), None,
+           ("", ""), _DEBIAN, None, 25_882_624, _both(COURSE_DOC, ("4,000 + 2,319 steps of 16 × 256",
+                                                                 "4.000 + 2.319 passos de 16 × 256"))),
 ]
 BY_NAME = {f.name: f for f in FOSSILS}
 # Layer-norm placement, position scheme and tokenizer, by architecture (read from transformers' model code:
@@ -204,10 +218,11 @@ def row(name_or_path: str, tokens: int | None = None) -> dict:
     return {"name": name_or_path, **s, **ARCH[s["arch"]], "params": p,
             "flops_per_token": flops_per_token(s, tokens),
             "weights_bytes": {"fp32": 4 * p["total"], "fp16": 2 * p["total"], "int8": p["total"]},
-            "kv_cache": kv_cache(s), "date": f.date if f else None, "config_source": f.source if f else "config.json",
-            "paper_params": f.paper_params if f else None, "paper_source": f.paper_source if f else "",
+            "kv_cache": kv_cache(s), "date": f.date if f else None,
+            "config_source": f.source[0] if f else "config.json",
+            "paper_params": f.paper_params if f else None, "paper_source": f.paper_source[0] if f else "",
             "data": f.data[0] if f else None, "data_bytes": f.data_bytes if f else None,
-            "tokens_seen": _tokens_seen(f) if f else None, "tokens_source": f.tokens_source if f else ""}
+            "tokens_seen": _tokens_seen(f) if f else None, "tokens_source": f.tokens_source[0] if f else ""}
 
 
 CHANGED_FIELDS = ("layers", "width", "heads", "context", "vocabulary", "tokenizer", "layer_norm", "kind", "data")
