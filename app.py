@@ -15,6 +15,7 @@ st.set_page_config(page_title="GPT-2, taken apart", page_icon=ICON, layout="wide
 # Titles (both languages) come from ui/chapters.TITLES, which the home page's course map uses too.
 pages = [
     st.Page("app_pages/home.py", title=t(*TITLES["app_pages/home.py"]), icon=":material/home:", default=True),
+    st.Page("app_pages/fossils.py", title=t(*TITLES["app_pages/fossils.py"]), icon=":material/history_edu:"),
     st.Page("app_pages/tokens.py", title=t(*TITLES["app_pages/tokens.py"]), icon=":material/translate:"),
     st.Page("app_pages/analogies.py", title=t(*TITLES["app_pages/analogies.py"]), icon=":material/explore:"),
     st.Page("app_pages/attention.py", title=t(*TITLES["app_pages/attention.py"]), icon=":material/visibility:"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 # Each page's title, as the navigation and the course map name it.
 TITLES = {
     "app_pages/home.py": ("Home", "Início"),
+    "app_pages/fossils.py": ("The fossils", "Os fósseis"),
     "app_pages/tokens.py": ("Tokenization costs", "Custo da tokenização"),
     "app_pages/analogies.py": ("Embedding analogies", "Analogias de embeddings"),
     "app_pages/attention.py": ("Attention heads", "Cabeças de atenção"),
@@ -22,9 +23,11 @@ TITLES = {
 
 # (chapter, title en, title pt, pages (paths), command or None, what en, what pt); no page and no command: not covered
 CHAPTERS = [
-    ("00", "Three models as a cross-section of history", "Três modelos como um corte da história", (),
-     "python -m lab models", "The models the app knows, their sizes and the chapter each one serves.",
-     "Os modelos que o app conhece, os tamanhos e o capítulo que cada um atende."),
+    ("00", "The fossils: a cross-section of history", "Os fósseis: um corte da história", ("app_pages/fossils.py",),
+     "python -m lab fossils", "GPT-1, GPT-2's four sizes, DistilGPT-2, RoBERTa and the course models side by side: "
+     "shape, parameters, FLOPs, memory, the key-value cache, data and year.",
+     "GPT-1, os quatro tamanhos do GPT-2, DistilGPT-2, RoBERTa e os modelos do curso lado a lado: forma, "
+     "parâmetros, FLOPs, memória, o cache KV, dados e ano."),
     ("01", "Tokens, and what they cost in Portuguese", "Tokens, e quanto custam em português",
      ("app_pages/tokens.py",), None, "Tokens per word and the Portuguese premium in four tokenizers.",
      "Tokens por palavra e o ágio do português em quatro tokenizadores."),

@@ -23,6 +23,7 @@ MODULES = (
     "lab.cli.tokens",
     "lab.cli.bench",
     "lab.cli.models",
+    "lab.cli.fossils",
     "lab.cli.attention",
     "lab.cli.train",
     "lab.cli.perplexity",
