@@ -42,7 +42,9 @@ def hf_logp(loaded, ids, dtype=torch.float64):
 
 
 def test_ranks_logprobs_entropy_equal_transformers_logits(gpt2):
-    ids = ids_of(40, gpt2.model.config.vocab_size)
+    ids = ids_of(30, gpt2.model.config.vocab_size)
+    for _ in range(10):  # ten greedy tokens: rank 1 occurs for certain
+        ids.append(int(hf_logp(gpt2, ids, torch.float32)[-1].argmax()))
     stats = detect.token_stats(gpt2, ids)
     logp = hf_logp(gpt2, ids)[:-1]  # position t predicts ids[t + 1]
     actual = torch.tensor(ids[1:])
@@ -55,7 +57,8 @@ def test_ranks_logprobs_entropy_equal_transformers_logits(gpt2):
     np.testing.assert_allclose(stats["logprob"], got.numpy(), atol=1e-5)
     np.testing.assert_allclose(stats["entropy"], -(logp.exp() * logp).sum(-1).numpy(), atol=1e-4)
     np.testing.assert_allclose(stats["ratio"], (got - logp.max(-1).values).exp().numpy(), atol=1e-5)
-    assert (stats["rank"] == 1).any() or stats["rank"].min() >= 1
+    top1 = (logp32.argmax(-1) == actual).numpy()  # rank 1 exactly where the text's token is the argmax
+    assert top1.any() and ((stats["rank"] == 1) == top1).all() and stats["rank"].min() == 1
 
 
 def test_a_text_longer_than_the_context_is_scored_in_windows(gpt2):
@@ -157,6 +160,9 @@ def test_roc_rates_and_base_rate():
     assert (r["tp"], r["fp"], r["fn"], r["tn"]) == (3, 1, 0, 2)
     # 1,000 essays, 10 % machine-written, TPR 0.9, FPR 0.1: 90 caught, 90 people flagged: half of the flagged
     assert detect_eval.base_rate(0.9, 0.1, 0.1) == pytest.approx(0.5)
+    # Asymmetric, so the swapped formula (TPR x prevalence over the flagged: 0.75) fails: prevalence 0.2, TPR 0.6,
+    # FPR 0.05: 0.04 people and 0.12 machines flagged per text, 0.04 / (0.04 + 0.12) = 0.25
+    assert detect_eval.base_rate(0.6, 0.05, 0.2) == pytest.approx(0.25)
     assert detect_eval.base_rate(0.0, 0.0, 0.3) is None
 
 
@@ -213,7 +219,7 @@ def test_cli_detect_contract(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv,words", [
     (["--model", "course-roberta"], "encoder"),
-    (["--observer", "MISSING"], ""),
+    (["--observer", "MISSING"], "unknown model 'MISSING'"),
 ])
 def test_cli_bad_input_is_one_line(tmp_path, capsys, argv, words):
     f = tmp_path / "t.txt"
