@@ -1,12 +1,13 @@
-# Two entry points for a fresh machine: `make run` (the app) and `make test` (every test).
-# Both build .venv from nothing on first use; nothing is downloaded at run time.
+# Entry points for a fresh machine: `make run` (the app), `make test` (every test: what CI runs) and
+# `make check` (lint, unit and AppTest tests: the working loop, without the browser and slow tests).
+# They build .venv from nothing on first use; nothing is downloaded at run time.
 # `make run` installs requirements.txt (what the app needs, as a deployment does); `make test` and
 # `make bench` add requirements-dev.txt (the test, lint and browser tools) on top.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint bench
+.PHONY: run test check lint bench
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +25,11 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q
+
+# The markers are registered in tests/conftest.py; docs/testing.md says what each leaves out.
+check: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -q -m "not browser and not slow"
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m lab bench --json

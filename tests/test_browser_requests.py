@@ -63,7 +63,7 @@ def visit(browser, url: str, path: str, query: str) -> tuple[list[str], str]:
 def test_the_page_list_is_read_from_app_py():
     paths = page_paths()
     assert paths[0] == "" and "tokens" in paths and "sampling" in paths and len(paths) == len(set(paths))
-    assert len(paths) == APP.read_text(encoding="utf-8").count("st.Page(")
+    assert len(paths) == Path(APP).read_text(encoding="utf-8").count("st.Page(")
 
 
 def test_outside_recognises_other_hosts():

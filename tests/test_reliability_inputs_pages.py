@@ -25,6 +25,8 @@ from streamlit.testing.v1 import AppTest
 from tests import pages
 from tests.bad_inputs import CASES, MARKDOWN_RAW, URL_CASES
 
+pytestmark = pytest.mark.slow  # every case in every box of every page: minutes (docs/testing.md)
+
 PAGES = {"tokens": "app_pages/tokens.py", "analogies": "app_pages/analogies.py",
          "attention": "app_pages/attention.py", "causal": "app_pages/causal_mask.py",
          "sampling": "app_pages/sampling.py", "perplexity": "app_pages/perplexity.py",
