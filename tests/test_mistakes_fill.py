@@ -58,7 +58,8 @@ def test_the_trophy_rows_are_the_word_that_refers_back_and_the_last_word(page, e
     rows = []
     for sentence, last in ((TROPHY["en"][0], " big"), (TROPHY["en"][1], " small")):
         pos = {r["token"]: r for r in fill.compare(encoder, load(DECODER), sentence)["positions"]}
-        rows += [(sentence, token, pct(pos[token]["encoder_p"]), pct(pos[token]["decoder_p"])) for token in (" it", last)]
+        rows += [(sentence, token, pct(pos[token]["encoder_p"]), pct(pos[token]["decoder_p"]))
+                 for token in (" it", last)]
     table = next(d.value for d in page.dataframe if "sentence" in d.value.columns)
     shown = list(table[["sentence", "token", "p course-roberta", f"p {DECODER}"]].itertuples(index=False, name=None))
     assert shown == rows
