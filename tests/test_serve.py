@@ -48,9 +48,9 @@ class Server:
     def url(self):
         return f"http://127.0.0.1:{self.port}"
 
-    def post(self, body, headers=None, raw=None):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        conn.request("POST", "/v1/completions", raw if raw is not None else json.dumps(body),
+    def post(self, body, headers=None, raw=None, path="/v1/completions"):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)  # 2 busy cores: minutes
+        conn.request("POST", path, raw if raw is not None else json.dumps(body),
                      {"Content-Type": "application/json", **(headers or {})})
         r = conn.getresponse()
         status, data = r.status, r.read()
@@ -136,12 +136,27 @@ GOOD = {"model": "course-gpt2", "prompt": "O pacote", "max_tokens": 4}
     ({**GOOD, "temperature": 3}, None, KEY, 400, "temperature"),
     ({**GOOD, "top_p": 0}, None, KEY, 400, "top_p"),
     ({**GOOD, "seed": -1}, None, KEY, 400, "seed"),
-    ({**GOOD, "n": 2}, None, KEY, 400, "n"),
+    ({**GOOD, "n": 0}, None, KEY, 400, "n"),
+    ({**GOOD, "n": 99}, None, KEY, 400, "n"),
+    ({**GOOD, "suffix": "end"}, None, KEY, 400, "suffix"),
+    ({**GOOD, "presence_penalty": 0.5}, None, KEY, 400, "presence_penalty"),
+    ({**GOOD, "top_k": -2}, None, KEY, 400, "top_k"),
+    ({**GOOD, "logprobs": 6}, None, KEY, 400, "logprobs"),
+    ({**GOOD, "prompt": [1, 99999]}, None, KEY, 400, "token ids"),
+    ({**GOOD, "prompt": []}, None, KEY, 400, "prompt"),
+    ({**GOOD, "prompt": [[5, 6], []]}, None, KEY, 400, "prompt"),
+    ({**GOOD, "stream_options": {"include_usage": True, "nope": 1}}, None, KEY, 400, "stream_options"),
+    ({**GOOD, "stop": "a\ud800"}, None, KEY, 400, "stop"),
+    (None, '{"model": "course-gpt2", "prompt": "a\\ud800b", "max_tokens": 4}', KEY, 400, "not valid Unicode"),
+    (None, b'{"model": "course-gpt2", "prompt": "a\xff\xfeb", "max_tokens": 4}', KEY, 400, "UTF-8"),
     ({**GOOD, "max_tokens": 300}, None, KEY, 400, "context"),
     ({**GOOD, "prompt": ""}, None, KEY, 400, "prompt"),
     ({**GOOD, "model": "course-roberta"}, None, KEY, 404, "not served here"),
     (GOOD, None, {}, 401, "API key"),
     (GOOD, None, {"Authorization": "Bearer wrong"}, 401, "API key"),
+    (GOOD, None, {"Authorization": "Basic sekret"}, 401, "API key"),
+    (GOOD, None, {**KEY, "Host": "evil.example:8000"}, 400, "loopback"),
+    (GOOD, None, {**KEY, "Host": "127.0.0.1.evil.example"}, 400, "loopback"),
 ])
 def test_bad_requests_get_their_status_and_an_openai_error(server, body, raw, headers, status, words):
     got, data = server.post(body, headers, raw)
@@ -214,3 +229,149 @@ def test_the_load_test_measures_and_refuses_what_it_should(server):
     with pytest.raises(loadtest.LoadTestError, match="concurrency must be"):
         loadtest.check("http://127.0.0.1:8000", 65, 1)
     assert main(["loadtest", "--url", "ftp://x", "--requests", "1"]) == 2
+
+
+# --- No request hurts another (issue 36, section 2) ------------------------------------------------------------
+
+LONG = " ".join(["o pacote de configuração"] * 20)  # ~240 course tokens: near the 256 positions
+
+
+def alone(course, prompt, n, temperature, seed, top_k=0, top_p=1.0):
+    """What the same request draws run alone (lab.sampling, the CLI's own loop), special tokens left out."""
+    ids = course.tokenizer(prompt)["input_ids"]
+    new = [s["id"] for s in sampling.steps(course.model, ids, n, temperature, top_k, top_p, seed)]
+    return course.tokenizer.decode(new, skip_special_tokens=True)
+
+
+@pytest.mark.parametrize("options", [{"batching": "static"}, {"batching": "continuous"},
+                                     {"batching": "continuous", "cache": False}, {"batching": "off"}])
+def test_rows_of_any_length_share_a_batch_each_as_if_alone(course, options):
+    """A 240-token prompt with max_tokens 10 beside "Hi" with 30 (the finished row used to keep advancing its
+    positions past the model's 256), and two more: each row's text equals the same request run alone."""
+    assert 230 < len(course.tokenizer(LONG)["input_ids"]) < 246
+    bodies = [{**GOOD, "prompt": LONG, "max_tokens": 10, "temperature": 0.9, "seed": 1},
+              {**GOOD, "prompt": "Hi", "max_tokens": 30, "temperature": 0.9, "seed": 2},
+              {**GOOD, "prompt": "O arquivo", "max_tokens": 12, "temperature": 0, "seed": 3},
+              {**GOOD, "prompt": PROMPT, "max_tokens": 16, "temperature": 1.0, "top_k": 40, "seed": 4}]
+    with Server(course, max_concurrent=4, **options) as s:
+        with cf.ThreadPoolExecutor(4) as pool:
+            out = list(pool.map(s.post, bodies))
+        assert [o[0] for o in out] == [200] * 4, out
+        for (status, body), b in zip(out, bodies, strict=True):
+            assert body["choices"][0]["text"] == alone(course, b["prompt"], b["max_tokens"], b["temperature"],
+                                                       b["seed"], b.get("top_k", 0)), (options, b["prompt"][:9])
+        if options["batching"] != "off":
+            assert max(s.app.state.engine.batches) > 1
+
+
+def test_a_tiny_temperature_is_greedy_and_hurts_no_one(course):
+    """Four requests at once, one with temperature 1e-7 (it used to pass the door and break the engine for all
+    four): all four succeed, and the tiny one is greedy."""
+    bodies = [{**GOOD, "prompt": PROMPT, "max_tokens": 12, "temperature": t, "seed": i}
+              for i, t in enumerate((0.8, 1e-7, 1.0, 0.5))]
+    with Server(course, max_concurrent=4, batching="continuous") as s:
+        with cf.ThreadPoolExecutor(4) as pool:
+            out = list(pool.map(s.post, bodies))
+    assert [o[0] for o in out] == [200] * 4, out
+    assert out[1][1]["choices"][0]["text"] == alone(course, PROMPT, 12, 0, 0)
+
+
+@pytest.mark.parametrize("batching", ["static", "continuous"])
+def test_an_engine_error_fails_only_its_request_and_is_logged(course, batching, caplog):
+    """The poisoned batch: one job breaks inside the engine (its callback raises at its third token); the three
+    others finish with their own tokens, and the error is logged with the broken job's request id."""
+    from lab.serving.engine import Engine, Job
+
+    engine = Engine(course.model, batching, max_batch=4)
+    ids = course.tokenizer(PROMPT)["input_ids"]
+    results, finished = {}, threading.Barrier(5)
+
+    def job(name, seed, poison=False):
+        got = []
+
+        def emit(token, logprob, top):
+            if poison and len(got) == 2:
+                raise RuntimeError("poisoned")
+            got.append(token)
+            return True
+
+        def done(reason):
+            results[name] = (reason, got)
+            finished.wait(30)
+        return Job(ids, 10, 0.9, 0, 1.0, seed, emit, done, request_id=name)
+
+    with caplog.at_level("ERROR", logger="lab.serve"):
+        for j in (job("a", 1), job("bad", 2, poison=True), job("c", 3), job("d", 4)):
+            engine.submit(j)
+        finished.wait(60)
+    assert results["bad"][0].startswith("error") and "poisoned" in results["bad"][0]
+    for name, seed in (("a", 1), ("c", 3), ("d", 4)):
+        want = [s["id"] for s in sampling.steps(course.model, ids, 10, 0.9, 0, 1.0, seed)]
+        assert results[name] == ("length", want), name
+    assert "bad" in caplog.text and "poisoned" in caplog.text
+
+
+def test_a_client_that_hangs_up_without_streaming_frees_its_slot(course):
+    with Server(course, max_concurrent=1, max_queue=0) as s:
+        conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=60)
+        conn.request("POST", "/v1/completions", json.dumps({**GOOD, "max_tokens": 200}),
+                     {"Content-Type": "application/json"})
+        for _ in range(100):
+            if s.active() == 1:
+                break
+            time.sleep(0.02)
+        assert s.active() == 1
+        conn.sock.shutdown(2)  # the client goes away before its answer
+        conn.close()
+        start = time.monotonic()
+        while s.active() and time.monotonic() - start < 10:
+            time.sleep(0.02)
+        assert s.active() == 0 and time.monotonic() - start < 5  # 200 tokens take far longer than a step
+        assert s.post(GOOD)[0] == 200
+
+
+def test_health_answers_while_a_4_mb_prompt_is_refused(course):
+    """The prompt is measured off the event loop (and only its head when that is already over the context)."""
+    with Server(course) as s:
+        body = json.dumps({**GOOD, "prompt": "o pacote " * 450_000})  # ~4 MB
+        with cf.ThreadPoolExecutor(1) as pool:
+            big = pool.submit(s.post, None, None, body)
+            waits = []
+            while not big.done():
+                start = time.monotonic()
+                s.active()
+                waits.append(time.monotonic() - start)
+            status, data = big.result()
+        assert status == 400 and data["error"]["code"] == "context_length_exceeded"
+        assert waits and max(waits) < 1.0, waits
+        status, data = s.post(None, None, b"{" + b" " * (9 * 1024 * 1024) + b"}")
+        assert status == 413 and data["error"]["code"] == "body_too_large"
+
+
+def test_the_host_header_and_the_key_scheme(course):
+    """Bound to loopback: only loopback names in Host (DNS rebinding); 'bearer' in any case."""
+    with Server(course, api_key="sekret") as s:
+        for host, status in (("localhost:1", 200), ("127.0.0.1", 200), ("[::1]:80", 200), ("evil.example", 400),
+                             ("localhost.evil.example", 400)):
+            got, data = s.post(GOOD, {"Host": host, "Authorization": "bearer sekret"})
+            assert got == status, (host, data)
+        assert s.post(GOOD, {"authorization": "BEARER sekret"})[0] == 200
+    with Server(course, host="0.0.0.0") as s:  # bound to every interface: any Host is the operator's choice
+        assert s.post(GOOD, {"Host": "lab.example"})[0] == 200
+
+
+def test_special_tokens_stay_out_of_the_text(course):
+    """A run that draws end-of-text: the text is the tokens without it, as vLLM returns them."""
+    eos = course.model.generation_config.eos_token_id
+    for seed in range(200):
+        new = [s["id"] for s in sampling.steps(course.model, [eos], 30, 1.5, 0, 1.0, seed, stop_at_eos=False)]
+        if eos in new[:-3]:
+            break
+    else:
+        pytest.skip("no seed drew end-of-text")
+    with Server(course) as s:
+        status, body = s.post({**GOOD, "prompt": [eos], "max_tokens": 30, "temperature": 1.5, "seed": seed,
+                               "ignore_eos": True})
+    text = body["choices"][0]["text"]
+    assert status == 200 and text == course.tokenizer.decode(new, skip_special_tokens=True)
+    assert course.tokenizer.decode([eos]) not in text and body["usage"]["completion_tokens"] == 30

@@ -1,20 +1,30 @@
 """The decoding engine behind `python -m lab serve` (chapter 14): requests in, tokens out, one worker thread.
 
 Each request is a `Job` (its prompt ids and settings, its own seed); the worker takes jobs from a queue and
-streams every drawn token back to the job's callback as soon as it is drawn.
-- Without batching the worker decodes one job at a time (the others wait in the queue).
-- With batching (static batches) it takes every job waiting when it starts, up to `max_batch`, and decodes them
-  together: one forward pass per step for the whole batch (left padding, each row its own positions and its
-  own key-value cache rows), each row drawn with its own settings and generator; a row that ends early stops
-  being reported, the batch ends when its last row does. Jobs arriving meanwhile wait for the next batch.
-- The key-value cache can be switched off: each step then re-reads every row's whole sequence.
-A lone job runs through lab.sampling.steps itself, so a request draws exactly what `python -m lab sample`
+streams every drawn token back to the job's callback as soon as it is drawn. Three schedulers:
+- "off": one job at a time (the others wait in the queue).
+- "static": the worker takes every job waiting when a batch starts, up to `max_batch`, and decodes them together:
+  one forward pass per step for the whole batch (left padding, each row its own positions and its own key-value
+  cache rows), each row drawn with its own settings and generator. A row that has finished stops advancing (it is
+  fed padding that nothing attends to, at its last position), the batch ends when its last row does. Jobs arriving
+  meanwhile wait for the next batch.
+- "continuous" (Orca, OSDI 2022; vLLM): a job joins the running batch at the next token and a finished row leaves
+  at once. Each newcomer's prompt is read alone (its own forward pass, its first token drawn as a lone job draws
+  it); its key-value cache is then padded on the left and stacked under the others', and from then on every step is
+  one forward pass of one new token per row. Without the cache each step re-reads every row's whole sequence.
+The key-value cache can be switched off in every scheduler: each step then re-reads every row's whole sequence.
+A lone job in "off" runs through lab.sampling.steps itself, so a request draws exactly what `python -m lab sample`
 draws for the same seed and settings. The shared model is only read.
+
+A job that breaks while its tokens are drawn (its distribution, its callback) fails alone: it gets
+`done("error: ...")`, the error is logged with its request id, the other rows go on. A forward pass that fails
+for a whole batch fails that batch's rows (logged each), and the worker goes on.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import queue
 import threading
@@ -24,7 +34,10 @@ import torch
 
 from lab import sampling
 
-WAIT_S = 0.02  # how long the batching worker waits for more jobs once one has arrived
+WAIT_S = 0.02  # how long the static batching worker waits for more jobs once one has arrived
+GREEDY_BELOW = 1e-5  # a temperature below this is greedy (as vLLM does): dividing by it overflows
+SCHEDULERS = ("off", "static", "continuous")
+log = logging.getLogger("lab.serve")
 
 
 @dataclasses.dataclass
@@ -43,17 +56,30 @@ class Job:
     top_logprobs: int = 0
     logprobs: bool = False  # whether emit needs the token's log-probability (else it gets 0.0)
     cancelled: threading.Event = dataclasses.field(default_factory=threading.Event)
+    ignore_eos: bool = False  # keep drawing after end-of-text (load generators ask for exact lengths)
+    request_id: str = ""
+
+
+def scheduler_of(batching) -> str:
+    """The scheduler's name from a bool (the first API: True = static, False = off) or a name."""
+    name = {True: "static", False: "off"}.get(batching, batching) if isinstance(batching, bool) else batching
+    if name not in SCHEDULERS:
+        raise ValueError(f"batching must be one of {', '.join(SCHEDULERS)}, not {batching!r}")
+    return name
 
 
 class Engine:
-    """One worker thread decoding jobs, with or without batching and the key-value cache."""
+    """One worker thread decoding jobs with one of SCHEDULERS, with or without the key-value cache."""
 
-    def __init__(self, model, batching: bool = True, cache: bool = True, max_batch: int = 8):
-        self.model, self.batching, self.cache, self.max_batch = model, batching, cache, max_batch
+    def __init__(self, model, batching=True, cache: bool = True, max_batch: int = 8):
+        self.model, self.cache, self.max_batch = model, cache, max_batch
+        self.scheduler = scheduler_of(batching)
+        self.batching = self.scheduler != "off"
         self.eos = _eos(model)
         self.jobs: queue.Queue[Job] = queue.Queue()
-        self.batches: list[int] = []  # the size of every batch run (for the lesson and the tests)
-        threading.Thread(target=self._loop, daemon=True, name="lab-engine").start()
+        self.batches: list[int] = []  # the size of every batch run, or of every continuous step
+        loop = self._continuous if self.scheduler == "continuous" else self._loop
+        threading.Thread(target=loop, daemon=True, name="lab-engine").start()
 
     def submit(self, job: Job) -> None:
         self.jobs.put(job)
@@ -75,13 +101,13 @@ class Engine:
                     (self._one if len(batch) == 1 else self._many)(batch)
                 except Exception as e:  # noqa: BLE001 - reported to every waiting client, the worker goes on
                     for j in batch:
-                        j.done(f"error: {e}")
+                        _fail(j, e)
 
     def _one(self, batch: list[Job]) -> None:
         """A lone job: lab.sampling.steps, the CLI's own loop."""
         j = batch[0]
-        gen = sampling.steps(self.model, j.ids, j.max_tokens, j.temperature, j.top_k, j.top_p, j.seed,
-                             use_cache=self.cache)
+        gen = sampling.steps(self.model, j.ids, j.max_tokens, _temperature(j), j.top_k, j.top_p, j.seed,
+                             use_cache=self.cache, stop_at_eos=not j.ignore_eos)
         n = 0
         for step in gen:
             if j.cancelled.is_set():
@@ -91,31 +117,43 @@ class Engine:
                                                     strict=True)][:j.top_logprobs]
             if not j.emit(step["id"], math.log(max(step["p_raw"], 1e-45)), top):
                 return j.done("stop")
-            if step["id"] in self.eos:
+            if step["id"] in self.eos and not j.ignore_eos:
                 return j.done("stop")
         j.done("length" if n == j.max_tokens else "stop")
 
     def _many(self, batch: list[Job]) -> None:
-        """Several jobs decoded together (static batch)."""
+        """Several jobs decoded together (static batch); finished rows stop advancing."""
         rows = _Rows(batch, self.model.config.pad_token_id or 0)
         gens = [torch.Generator().manual_seed(j.seed) for j in batch]
         live = [True] * len(batch)
         past = None
         for _ in range(max(j.max_tokens for j in batch)):
             logits, past = self._step(rows, past)
-            p = _distributions(logits, batch, live)
             nxt = []
             for r, j in enumerate(batch):
-                token = _draw(logits[r], p[r], gens[r]) if live[r] else self.eos_or_pad()
+                token = self._next(j, logits[r], gens[r], rows.count(r) + 1) if live[r] else None
+                live[r] = token is not None
                 nxt.append(token)
-                if live[r]:
-                    live[r] = self._report(j, token, logits[r], rows.count(r) + 1)
             if not any(live):
                 return
-            rows.extend(nxt)
+            rows.extend([self.pad if t is None else t for t in nxt], live)
         for r, j in enumerate(batch):
             if live[r]:
                 j.done("length")
+
+    @property
+    def pad(self) -> int:
+        return self.model.config.pad_token_id or 0
+
+    def _next(self, j: Job, logits, gen, written: int) -> int | None:
+        """Draw and report one row's token; None once the job is over (done already reported). Whatever breaks
+        here fails this job alone."""
+        try:
+            token = _draw(logits, _distribution(logits, j), gen)
+            return token if self._report(j, token, logits, written) else None
+        except Exception as e:  # noqa: BLE001 - this request's own failure: the others go on
+            _fail(j, e)
+            return None
 
     def _report(self, j: Job, token: int, logits, written: int) -> bool:
         """Hand one drawn token to its job; False once the job is over (and done reported)."""
@@ -127,7 +165,7 @@ class Engine:
             logp = torch.log_softmax(logits.float(), -1)
             top = logp.topk(j.top_logprobs)
             pairs, logprob = list(zip(top.indices.tolist(), top.values.tolist(), strict=True)), float(logp[token])
-        if not j.emit(token, logprob, pairs) or token in self.eos:
+        if not j.emit(token, logprob, pairs) or (token in self.eos and not j.ignore_eos):
             j.done("stop")
             return False
         if written >= j.max_tokens:
@@ -150,9 +188,140 @@ class Engine:
                                  use_cache=bool(cache))
             return out.logits[:, -1].float(), (getattr(out, cache) if cache else None)
 
+    # --- continuous batching -------------------------------------------------------------------------------
+
+    def _continuous(self) -> None:
+        """Join at the next token, leave when done: the running batch changes between any two steps."""
+        batch = _Running(self.model, self.cache)
+        while True:
+            waiting = [self.jobs.get()] if not batch.rows else []
+            while len(batch.rows) + len(waiting) < self.max_batch:
+                try:
+                    waiting.append(self.jobs.get_nowait())
+                except queue.Empty:
+                    break
+            for j in waiting:
+                if not _dropped(j):
+                    self._join(batch, j)
+            if not batch.rows:
+                continue
+            self.batches.append(len(batch.rows))
+            try:
+                logits = batch.step()
+            except Exception as e:  # noqa: BLE001 - a failed forward pass fails the rows in it
+                for row in batch.rows:
+                    _fail(row.job, e)
+                batch.clear()
+                continue
+            out = [self._next(row.job, logits[r], row.gen, row.written + 1) for r, row in enumerate(batch.rows)]
+            batch.advance(out)
+
+    def _join(self, batch: _Running, j: Job) -> None:
+        """Read a newcomer's prompt alone, draw its first token, and add it to the running batch."""
+        try:
+            gen = torch.Generator().manual_seed(j.seed)
+            logits, kv = batch.prefill(j.ids)
+        except Exception as e:  # noqa: BLE001 - this request's own failure
+            return _fail(j, e)
+        token = self._next(j, logits, gen, 1)
+        if token is not None:
+            batch.add(j, gen, token, kv)
+
+
+@dataclasses.dataclass
+class _Row:
+    job: Job
+    gen: torch.Generator
+    seq: list[int]  # prompt and drawn tokens
+    written: int = 1
+
+
+class _Running:
+    """The continuous batch: its rows, and (with the cache) every layer's keys and values stacked (B, H, T, D),
+    left-padded, with the attention mask (B, T) saying which columns are real."""
+
+    def __init__(self, model, cache: bool):
+        self.model, self.name = model, sampling.cache_argument(model) if cache else None
+        self.rows: list[_Row] = []
+        self.kv: list[tuple] | None = None
+        self.mask = None
+
+    def clear(self) -> None:
+        self.rows, self.kv, self.mask = [], None, None
+
+    def prefill(self, ids: list[int]):
+        """The prompt's last logits (V,) and its own keys and values, as a lone job reads it."""
+        with torch.inference_mode():
+            if self.name is None:
+                return self.model(input_ids=torch.tensor([ids])).logits[0, -1].float(), None
+            out = self.model(input_ids=torch.tensor([ids]), use_cache=True)
+            layers = getattr(out, self.name).layers
+            return out.logits[0, -1].float(), [(layer.keys, layer.values) for layer in layers]
+
+    def add(self, job: Job, gen, token: int, kv) -> None:
+        self.rows.append(_Row(job, gen, [*job.ids, token]))
+        if self.name is None:
+            return
+        mask = torch.ones(1, kv[0][0].shape[2], dtype=torch.long)
+        if self.kv is None:
+            self.kv, self.mask = kv, mask
+            return
+        width = max(self.mask.shape[1], mask.shape[1])
+        self.kv = [(torch.cat([_left(k0, width), _left(k1, width)]), torch.cat([_left(v0, width), _left(v1, width)]))
+                   for (k0, v0), (k1, v1) in zip(self.kv, kv, strict=True)]
+        self.mask = torch.cat([_left(self.mask, width), _left(mask, width)])
+
+    def step(self):
+        """One forward pass: every row's next-token logits (B, V)."""
+        with torch.inference_mode():
+            if self.name is None:
+                width = max(len(r.seq) for r in self.rows)
+                ids = torch.tensor([[0] * (width - len(r.seq)) + r.seq for r in self.rows])
+                mask = torch.tensor([[0] * (width - len(r.seq)) + [1] * len(r.seq) for r in self.rows])
+                out = self.model(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0))
+                return out.logits[:, -1].float()
+            from transformers import DynamicCache
+
+            self.mask = torch.cat([self.mask, torch.ones(len(self.rows), 1, dtype=self.mask.dtype)], dim=1)
+            last = torch.tensor([[r.seq[-1]] for r in self.rows])
+            positions = torch.tensor([[len(r.seq) - 1] for r in self.rows])
+            out = self.model(input_ids=last, attention_mask=self.mask, position_ids=positions, use_cache=True,
+                             **{self.name: DynamicCache(self.kv)})
+            self.kv = [(layer.keys, layer.values) for layer in getattr(out, self.name).layers]
+            return out.logits[:, -1].float()
+
+    def advance(self, tokens: list[int | None]) -> None:
+        """Append each live row's token; drop finished rows (and the padding columns no row needs any more)."""
+        keep = [r for r, t in enumerate(tokens) if t is not None]
+        for r in keep:
+            self.rows[r].seq.append(tokens[r])
+            self.rows[r].written += 1
+        self.rows = [self.rows[r] for r in keep]
+        if self.name is None:
+            return
+        if not keep:
+            return self.clear()
+        index = torch.tensor(keep)
+        self.mask = self.mask[index]
+        first = int((self.mask.sum(0) > 0).nonzero()[0])  # the first column some row still reads
+        self.mask = self.mask[:, first:]
+        self.kv = [(k[index, :, first:], v[index, :, first:]) for k, v in self.kv]
+
+
+def _left(x, width: int):
+    """x padded with zeros on the left of its sequence axis (dim 2 for keys/values (B, H, T, D), 1 for masks)."""
+    dim = 2 if x.dim() == 4 else 1
+    missing = width - x.shape[dim]
+    if missing == 0:
+        return x
+    shape = list(x.shape)
+    shape[dim] = missing
+    return torch.cat([torch.zeros(shape, dtype=x.dtype), x], dim=dim)
+
 
 class _Rows:
-    """A batch's sequences, left-padded: ids (B, T), the attention mask and each row's positions."""
+    """A static batch's sequences, left-padded: ids (B, T), the attention mask and each row's positions. A finished
+    row is fed padding (masked out) at its last position: its positions never pass the context."""
 
     def __init__(self, batch: list[Job], pad: int):
         width = max(len(j.ids) for j in batch)
@@ -162,10 +331,11 @@ class _Rows:
         self._mask = torch.tensor([[0] * p + [1] * len(j.ids) for p, j in zip(self.pad, batch, strict=True)])
         self._pos = (self._mask.cumsum(-1) - 1).clamp(min=0)
 
-    def extend(self, tokens: list[int]) -> None:
+    def extend(self, tokens: list[int], live: list[bool] | None = None) -> None:
+        alive = torch.tensor([[1] for _ in tokens] if live is None else [[int(a)] for a in live])
         self.x = torch.cat([self.x, torch.tensor(tokens)[:, None]], dim=1)
-        self._mask = torch.cat([self._mask, torch.ones(len(tokens), 1, dtype=self._mask.dtype)], dim=1)
-        self._pos = torch.cat([self._pos, self._pos[:, -1:] + 1], dim=1)
+        self._mask = torch.cat([self._mask, alive.to(self._mask.dtype)], dim=1)
+        self._pos = torch.cat([self._pos, self._pos[:, -1:] + alive], dim=1)
 
     def ids(self):
         return self.x
@@ -180,23 +350,20 @@ class _Rows:
         return self._pos
 
     def count(self, r: int) -> int:
-        """Tokens row r has written so far."""
-        return self.x.shape[1] - self.pad[r] - self.start[r]
+        """Tokens row r has written so far (counting only while it is live)."""
+        return int(self._mask[r, self.pad[r] + self.start[r]:].sum())
 
 
-def _distributions(logits, batch: list[Job], live: list[bool]) -> list:
-    """Each live row's distribution to draw from (None for greedy rows and finished ones): rows that share their
-    settings are filtered together, in one pass (B', V), as lab.sampling.next_token_distribution does one."""
-    out: list = [None] * len(batch)
-    groups: dict[tuple, list[int]] = {}
-    for r, j in enumerate(batch):
-        if live[r] and j.temperature != 0:
-            groups.setdefault((j.temperature, j.top_k, j.top_p), []).append(r)
-    for (temperature, top_k, top_p), rows in groups.items():
-        p = sampling.next_token_distribution(logits[rows], temperature, top_k, top_p)
-        for k, r in enumerate(rows):
-            out[r] = p[k:k + 1]
-    return out
+def _temperature(j: Job) -> float:
+    return 0.0 if j.temperature < GREEDY_BELOW else j.temperature
+
+
+def _distribution(logits, j: Job):
+    """The row's distribution to draw from (None when greedy), as lab.sampling.next_token_distribution makes it."""
+    temperature = _temperature(j)
+    if temperature == 0:
+        return None
+    return sampling.next_token_distribution(logits[None], temperature, j.top_k, j.top_p)
 
 
 def _draw(logits, p, gen) -> int:
@@ -205,6 +372,13 @@ def _draw(logits, p, gen) -> int:
     if p is None:
         return int(logits.argmax(-1))
     return int(torch.multinomial(p, 1, generator=gen))
+
+
+def _fail(j: Job, e: Exception) -> None:
+    """One job's failure: logged with its request id, reported to its client only."""
+    log.error("request %s failed in the engine: %s: %s", j.request_id or "?", type(e).__name__, e,
+              exc_info=(type(e), e, e.__traceback__))
+    j.done(f"error: {type(e).__name__}: {e}")
 
 
 def _eos(model) -> set[int]:
@@ -218,3 +392,17 @@ def _dropped(j: Job) -> bool:
         j.done("cancelled")
         return True
     return False
+
+
+def prompt_logprobs(model, ids: list[int], top: int) -> list[tuple[float | None, list]]:
+    """Each prompt token's log-probability given the tokens before it, and the `top` best there ((id, logprob)
+    pairs): the first token has none (None, []), as OpenAI's `echo` with `logprobs` returns it. One forward pass
+    over the prompt; the shared model is only read."""
+    with torch.inference_mode():
+        logp = torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0].float(), -1)  # (T, V)
+    out: list[tuple[float | None, list]] = [(None, [])]
+    for t in range(1, len(ids)):
+        best = logp[t - 1].topk(top) if top else None
+        pairs = list(zip(best.indices.tolist(), best.values.tolist(), strict=True)) if best is not None else []
+        out.append((float(logp[t - 1, ids[t]]), pairs))
+    return out

@@ -1,12 +1,19 @@
 """An OpenAI-compatible HTTP server for one decoder (chapter 14): FastAPI + uvicorn over lab.serving.engine.
 
-GET /health, GET /v1/models, POST /v1/completions (prompt, max_tokens, temperature, top_p, seed, stream,
-logprobs, stop; top_k as an extension field), the legacy completions API: `stream: true` sends server-sent
-events, `data: {...}` chunks (one per drawn token), then `data: [DONE]`. Bad requests get a 4xx with an
-OpenAI-style body {"error": {"message", "type", "param", "code"}}, never a traceback: malformed JSON, unknown
-or out-of-range fields, a prompt over the context, another model's name, a wrong key (401). At most
-`max_concurrent` requests run and `max_queue` more wait; beyond that, 429. A client that leaves mid-stream
-frees its slot at once (its job is cancelled).
+GET /health, GET /v1/models, POST /v1/completions and POST /v1/chat/completions (the chat template of
+lab.serving.chat). Completions take prompt (a string, a list of strings, a list of token ids or a list of lists),
+max_tokens, temperature (below 1e-5: greedy), top_p, top_k (-1 or 0: off), seed, n, stream, stream_options
+(include_usage, continuous_usage_stats), logprobs, echo, stop, ignore_eos; `stream: true` sends server-sent
+events, `data: {...}` chunks (one per drawn token), then `data: [DONE]`. docs/serving.md compares every field with
+vLLM's server and says why each difference is there.
+
+No request hurts another: every request is checked whole before it joins a batch (tokenized off the event loop,
+behind a body-size limit); special tokens never reach the returned text; a client that leaves (streaming or not)
+frees its slot at the next token. Bad requests get a 4xx with an OpenAI-style body {"error": {"message", "type",
+"param", "code"}}, never a traceback: malformed JSON or UTF-8, lone surrogates, unknown or out-of-range fields, a
+prompt over the context, another model's name, a wrong key (401, compared in constant time), a Host header that is
+not a loopback name while bound to loopback (400: DNS rebinding). At most `max_concurrent` requests run and
+`max_queue` more wait; beyond that, 429.
 """
 
 from __future__ import annotations
@@ -14,45 +21,88 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
+import secrets
 import threading
 import time
 import uuid
 from typing import Literal
 
+from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from lab.serving.engine import Engine, Job
+from lab.serving import chat
+from lab.serving.engine import GREEDY_BELOW, Engine, Job, prompt_logprobs, scheduler_of
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+MAX_BODY = 8 * 1024 * 1024  # bytes: a 4 MB prompt is read (and refused for its length), 8 MB more is 413
+log = logging.getLogger("lab.serve")
 
 
-class CompletionRequest(BaseModel):
-    """The fields this server reads; any other field is refused (400), so a typo never passes silently."""
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    include_usage: bool | None = False
+    continuous_usage_stats: bool | None = False
+
+
+class Sampling(BaseModel):
+    """The fields both endpoints read; any other field is refused (400), so a typo never passes silently."""
 
     model_config = ConfigDict(extra="forbid")
     model: str
-    prompt: str | list[str]
-    max_tokens: int = Field(16, ge=1)
+    max_tokens: int | None = Field(None, ge=1)
     temperature: float = Field(1.0, ge=0, le=2)
     top_p: float = Field(1.0, gt=0, le=1)
-    top_k: int = Field(0, ge=0, le=100_000)
-    seed: int = Field(0, ge=0, lt=2**63)
+    top_k: int = Field(0, ge=-1, le=100_000)
+    seed: int | None = Field(None, ge=0, lt=2**63)
     stream: bool = False
-    logprobs: int | None = Field(None, ge=0, le=5)
+    stream_options: StreamOptions | None = None
     stop: str | list[str] | None = None
-    n: Literal[1] = 1
+    n: int = Field(1, ge=1, le=8)
+    presence_penalty: float = Field(0.0, ge=-2, le=2)
+    frequency_penalty: float = Field(0.0, ge=-2, le=2)
+    ignore_eos: bool = False
     user: str | None = None
+
+
+class CompletionRequest(Sampling):
+    prompt: str | list[str] | list[int] | list[list[int]]
+    logprobs: int | None = Field(None, ge=0, le=5)
+    echo: bool = False
+    suffix: str | None = None
+
+
+class TextPart(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["text"]
+    text: str
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["system", "developer", "user", "assistant"]
+    content: str | list[TextPart]
+    name: str | None = None
+
+
+class ChatRequest(Sampling):
+    messages: list[Message] = Field(min_length=1)
+    max_completion_tokens: int | None = Field(None, ge=1)
+    logprobs: bool | None = None
+    top_logprobs: int | None = None
 
 
 @dataclasses.dataclass
 class Options:
-    """The server's settings (the CLI's flags)."""
+    """The server's settings (the CLI's flags). `batching`: True (= "static"), False (= "off") or a scheduler."""
 
     api_key: str | None = None
     max_concurrent: int = 8
     max_queue: int = 16
-    batching: bool = True
+    batching: bool | str = True
     cache: bool = True
+    host: str = "127.0.0.1"
 
 
 class Slots:
@@ -61,16 +111,25 @@ class Slots:
     def __init__(self, options: Options):
         self.limit, self.lock, self.active = options.max_concurrent + options.max_queue, threading.Lock(), 0
 
-    def take(self) -> bool:
+    def take(self, n: int = 1) -> bool:
         with self.lock:
-            if self.active >= self.limit:
+            if self.active + n > self.limit:
                 return False
-            self.active += 1
+            self.active += n
             return True
 
-    def give(self) -> None:
+    def give(self, n: int = 1) -> None:
         with self.lock:
-            self.active -= 1
+            self.active -= n
+
+
+class Refused(Exception):
+    """A request refused before it reaches the engine: the OpenAI-style error to answer with."""
+
+    def __init__(self, status: int, message: str, param: str | None = None, code: str | None = None,
+                 kind: str = "invalid_request_error"):
+        super().__init__(message)
+        self.status, self.message, self.param, self.code, self.kind = status, message, param, code, kind
 
 
 def error(status: int, message: str, kind: str = "invalid_request_error", param: str | None = None,
@@ -86,17 +145,20 @@ def _stops(stop) -> list[str]:
 
 
 class Completion:
-    """One request's tokens as they come from the engine: decoded incrementally (a character split over two
-    tokens is written once whole), cut at a stop string, pushed to an asyncio queue as chunks."""
+    """One choice's tokens as they come from the engine: decoded incrementally without special tokens (a
+    character split over two tokens is written once whole), cut at a stop string, pushed to the request's asyncio
+    queue as (index, kind, value, logprobs)."""
 
-    def __init__(self, loaded, req: CompletionRequest, ids: list[int], loop, queue: asyncio.Queue):
-        self.tok, self.req, self.loop, self.queue = loaded.tokenizer, req, loop, queue
-        self.ids, self.new, self.text, self.stops = ids, [], "", _stops(req.stop)
+    def __init__(self, tokenizer, index: int, stops: list[str], want_logprobs: bool, loop, queue: asyncio.Queue,
+                 offset: int = 0):
+        self.tok, self.index, self.loop, self.queue, self.offset = tokenizer, index, loop, queue, offset
+        self.new, self.text, self.stops, self.want = [], "", stops, want_logprobs
         self.logprobs = {"tokens": [], "token_logprobs": [], "top_logprobs": [], "text_offset": []}
+        self.reason = None
 
     def emit(self, token: int, logprob: float, top: list) -> bool:
         self.new.append(token)
-        whole = self.tok.decode(self.new)
+        whole = self.tok.decode(self.new, skip_special_tokens=True)
         if whole.endswith("\ufffd"):  # half a character: wait for the rest
             piece = ""
         else:
@@ -105,33 +167,41 @@ class Completion:
         if cut >= 0:
             piece = piece[:max(0, len(piece) - (len(self.text) - cut))]
             self.text = self.text[:cut]
-        lp = self._logprob(token, logprob, top, len(self.text) - len(piece))
-        self.loop.call_soon_threadsafe(self.queue.put_nowait, ("token", piece, lp))
+        lp = self.entry([(token, logprob, top)], self.offset + len(self.text) - len(piece))
+        self.loop.call_soon_threadsafe(self.queue.put_nowait, (self.index, "token", piece, lp))
         return cut < 0
 
-    def _logprob(self, token: int, logprob: float, top: list, offset: int) -> dict | None:
-        if self.req.logprobs is None:
+    def entry(self, steps: list[tuple], offset: int) -> dict | None:
+        """The logprobs object of `steps` ((token, logprob, top) each), appended to the choice's whole one."""
+        if not self.want:
             return None
-        text = self.tok.decode([token])
-        entry = {"tokens": [text], "token_logprobs": [logprob],
-                 "top_logprobs": [{self.tok.decode([i]): v for i, v in top}], "text_offset": [offset]}
+        entry = {"tokens": [], "token_logprobs": [], "top_logprobs": [], "text_offset": []}
+        for token, logprob, top in steps:
+            text = self.tok.decode([token])
+            entry["tokens"].append(text)
+            entry["token_logprobs"].append(logprob)
+            entry["top_logprobs"].append(None if logprob is None else {self.tok.decode([i]): v for i, v in top})
+            entry["text_offset"].append(offset)
+            offset += len(text)
         for k, v in entry.items():
             self.logprobs[k] += v
         return entry
 
     def done(self, reason: str) -> None:
-        self.loop.call_soon_threadsafe(self.queue.put_nowait, ("done", reason, None))
+        self.loop.call_soon_threadsafe(self.queue.put_nowait, (self.index, "done", reason, None))
 
 
 def make_app(loaded, options: Options):
     """The FastAPI app serving `loaded` (a decoder) with `options`."""
-    from fastapi import FastAPI, Request
+    from fastapi import FastAPI
     from fastapi.exceptions import RequestValidationError
+    from starlette.exceptions import HTTPException
 
     app = FastAPI(title="lab serve", docs_url=None, redoc_url=None, openapi_url=None)
-    engine = Engine(loaded.model, options.batching, options.cache, max_batch=options.max_concurrent)
+    engine = Engine(loaded.model, scheduler_of(options.batching), options.cache, max_batch=options.max_concurrent)
     slots = Slots(options)
     app.state.engine, app.state.slots = engine, slots
+    serving = _Serving(loaded, engine, slots)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request, exc):
@@ -141,110 +211,353 @@ def make_app(loaded, options: Options):
             f"{'.'.join(where) or 'body'}: {first.get('msg', 'invalid')}")
         return error(400, message, param=None if first.get("type") == "json_invalid" else ".".join(where) or None)
 
-    @app.exception_handler(404)
-    async def not_found(request, exc):
-        return error(404, f"no such route: {request.method} {request.url.path}", code="not_found")
+    @app.exception_handler(HTTPException)
+    async def http_error(request, exc):
+        if exc.status_code == 404:
+            return error(404, f"no such route: {request.method} {request.url.path}", code="not_found")
+        if exc.status_code == 405:
+            return error(405, f"{request.method} is not allowed on {request.url.path}", code="method_not_allowed")
+        message = "the body is not valid JSON (or not UTF-8)" if exc.status_code == 400 else str(exc.detail)
+        return error(exc.status_code, message)
 
-    @app.exception_handler(405)
-    async def not_allowed(request, exc):
-        return error(405, f"{request.method} is not allowed on {request.url.path}", code="method_not_allowed")
+    @app.exception_handler(Refused)
+    async def refused(request, exc: Refused):
+        return error(exc.status, exc.message, exc.kind, exc.param, exc.code)
+
+    @app.exception_handler(Exception)
+    async def crashed(request, exc):
+        log.error("%s %s failed: %s", request.method, request.url.path, exc, exc_info=exc)
+        return error(500, "the server failed on this request (logged)", kind="server_error")
 
     @app.middleware("http")
-    async def key(request: Request, call_next):
-        if options.api_key and request.url.path.startswith("/v1/") and \
-                request.headers.get("authorization") != f"Bearer {options.api_key}":
+    async def gate(request: Request, call_next):
+        if options.host in LOOPBACK and _host_name(request.headers.get("host", "")) not in LOOPBACK_HOSTS:
+            return error(400, "this server is bound to loopback and answers only Host: localhost, 127.0.0.1 or "
+                         "[::1]", code="invalid_host_header")
+        if options.api_key and request.url.path.startswith("/v1/") and not _key_ok(
+                request.headers.get("authorization", ""), options.api_key):
             return error(401, "Incorrect API key provided", code="invalid_api_key")
         return await call_next(request)
 
     @app.get("/health")
     async def health():
-        return {"status": "ok", "model": loaded.name, "active": slots.active, "batching": options.batching,
-                "cache": options.cache}
+        return {"status": "ok", "model": loaded.name, "active": slots.active, "batching": engine.batching,
+                "scheduler": engine.scheduler, "cache": options.cache}
 
     @app.get("/v1/models")
     async def models():
         return {"object": "list", "data": [{"id": loaded.name, "object": "model", "created": 0, "owned_by": "lab"}]}
 
     @app.post("/v1/completions")
-    async def completions(req: CompletionRequest):
-        return await _complete(loaded, engine, slots, req)
+    async def completions(req: CompletionRequest, request: Request):
+        return await serving.complete(req, request)
 
-    return app
+    @app.post("/v1/chat/completions")
+    async def chat_completions(req: ChatRequest, request: Request):
+        return await serving.chat(req, request)
+
+    return _BodyLimit(app, MAX_BODY)
 
 
-async def _complete(loaded, engine: Engine, slots: Slots, req: CompletionRequest):
-    """Check the request, take a slot (or 429), submit the job, answer whole or as a stream."""
-    from fastapi.responses import StreamingResponse
+def _host_name(host: str) -> str:
+    """The name in a Host header, without its port ("[::1]:8000" -> "[::1]")."""
+    if host.startswith("["):
+        return host[:host.find("]") + 1] if "]" in host else host
+    return host.rsplit(":", 1)[0].lower() if ":" in host else host.lower()
 
-    from lab.models import context_of
 
-    if req.model != loaded.name:
-        return error(404, f"the model {req.model!r} is not served here; this server serves {loaded.name!r}",
-                     param="model", code="model_not_found")
-    prompts = [req.prompt] if isinstance(req.prompt, str) else req.prompt
-    if len(prompts) != 1 or not prompts[0]:
-        return error(400, "give one non-empty prompt", param="prompt")
-    ids = list(loaded.tokenizer(prompts[0], verbose=False)["input_ids"])
-    context = context_of(loaded.model.config)
-    if len(ids) + req.max_tokens > context:
-        return error(400, f"the prompt is {len(ids)} tokens and max_tokens {req.max_tokens}: more than the context "
-                     f"of {context}", param="max_tokens", code="context_length_exceeded")
-    if not slots.take():
-        return error(429, "too many requests at once: try again shortly", kind="rate_limit_error",
-                     code="rate_limit_exceeded")
-    queue: asyncio.Queue = asyncio.Queue()
-    out = Completion(loaded, req, ids, asyncio.get_running_loop(), queue)
-    job = Job(ids, req.max_tokens, req.temperature, req.top_k, req.top_p, req.seed, out.emit, out.done,
-              top_logprobs=req.logprobs or 0, logprobs=req.logprobs is not None)
-    engine.submit(job)
-    head = {"id": f"cmpl-{uuid.uuid4().hex[:24]}", "object": "text_completion", "created": int(time.time()),
-            "model": loaded.name}
-    if req.stream:
-        return StreamingResponse(_events(head, queue, job, slots), media_type="text/event-stream")
+def _key_ok(header: str, key: str) -> bool:
+    """'Bearer <key>' (the scheme in any case), compared in constant time."""
+    scheme, _, given = header.partition(" ")
+    return scheme.lower() == "bearer" and secrets.compare_digest(given.strip().encode(), key.encode())
+
+
+class _BodyLimit:
+    """ASGI wrapper: a body over `limit` bytes is answered 413 (by its Content-Length, or while it arrives)."""
+
+    def __init__(self, app, limit: int):
+        self.app, self.limit, self.state = app, limit, app.state
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope["headers"]).get(b"content-length", b"0")
+        if not length.isdigit() or int(length) > self.limit:
+            return await _send_413(send, self.limit)
+        seen = 0
+
+        async def counted():
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, counted, send)
+        except _TooLarge:
+            await _send_413(send, self.limit)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _send_413(send, limit: int) -> None:
+    body = json.dumps({"error": {"message": f"the body is over {limit // (1024 * 1024)} MB", "type":
+                                 "invalid_request_error", "param": None, "code": "body_too_large"}}).encode()
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class _Serving:
+    """What both endpoints do: check the request whole, tokenize off the event loop, take slots (or 429), submit
+    one job per choice, answer whole or as a stream."""
+
+    def __init__(self, loaded, engine: Engine, slots: Slots):
+        from lab.models import context_of
+
+        self.loaded, self.engine, self.slots = loaded, engine, slots
+        self.context, self.vocab = context_of(loaded.model.config), loaded.model.config.vocab_size
+        self.tokenize_lock = threading.Lock()  # a fast tokenizer is not safe to call from two threads at once
+
+    async def complete(self, req: CompletionRequest, request):
+        self._check(req)
+        if req.suffix is not None:
+            raise Refused(400, "suffix is not supported: GPT-2 only continues text (no fill-in-the-middle)",
+                          "suffix", "unsupported_parameter")
+        prompts = _prompts(req.prompt)
+        for p in prompts:
+            if isinstance(p, str):
+                _text_ok(p, "prompt")
+        ids = [await asyncio.to_thread(self._ids, p, req.max_tokens or 16) for p in prompts]
+        echo = None
+        if req.echo:
+            echo = [await asyncio.to_thread(prompt_logprobs, self.loaded.model, i, req.logprobs or 0) for i in ids]
+        return await self._run(req, request, ids, req.max_tokens or 16, chat=False, echo=echo,
+                               logprobs=req.logprobs is not None)
+
+    async def chat(self, req: ChatRequest, request):
+        self._check(req)
+        if req.logprobs or req.top_logprobs:
+            raise Refused(400, "logprobs are not supported on /v1/chat/completions here: use /v1/completions",
+                          "logprobs", "unsupported_parameter")
+        messages = [{"role": m.role, "content": m.content if isinstance(m.content, str) else
+                     "".join(p.text for p in m.content)} for m in req.messages]
+        for m in messages:
+            _text_ok(m["content"], "messages")
+        limit = req.max_completion_tokens or req.max_tokens or 16
+        ids = [await asyncio.to_thread(self._ids, chat.render(messages), limit)]
+        return await self._run(req, request, ids, limit, chat=True)
+
+    def _check(self, req: Sampling) -> None:
+        if req.model != self.loaded.name:
+            raise Refused(404, f"the model {req.model!r} is not served here; this server serves "
+                          f"{self.loaded.name!r}", "model", "model_not_found")
+        for name in ("presence_penalty", "frequency_penalty"):
+            if getattr(req, name):
+                raise Refused(400, f"{name} is not supported (transformers' generate has no such penalty): send 0",
+                              name, "unsupported_parameter")
+        for s in _stops(req.stop):
+            _text_ok(s, "stop")
+
+    def _ids(self, prompt, max_tokens: int) -> list[int]:
+        """The prompt's token ids, checked against the vocabulary and the context (run in a worker thread). A very
+        long text is first measured on a prefix: one over the context is refused without reading the rest."""
+        if isinstance(prompt, list):
+            if not prompt or any(not 0 <= i < self.vocab for i in prompt):
+                raise Refused(400, f"token ids must be from 0 to {self.vocab - 1}, and a prompt non-empty", "prompt")
+            ids = prompt
+        else:
+            if not prompt:
+                raise Refused(400, "give a non-empty prompt", "prompt")
+            head = prompt[:64 * self.context]
+            with self.tokenize_lock:
+                ids = self.loaded.tokenizer(head, verbose=False)["input_ids"]
+                if len(head) < len(prompt) and len(ids) <= self.context:
+                    ids = self.loaded.tokenizer(prompt, verbose=False)["input_ids"]
+            ids = list(ids)
+        if len(ids) + max_tokens > self.context:
+            at_least = "at least " if isinstance(prompt, str) and len(prompt) > 64 * self.context else ""
+            raise Refused(400, f"the prompt is {at_least}{len(ids)} tokens and max_tokens {max_tokens}: more than the "
+                          f"context of {self.context}", "max_tokens", "context_length_exceeded")
+        return ids
+
+    async def _run(self, req: Sampling, request, ids: list[list[int]], max_tokens: int, chat: bool, echo=None,
+                   logprobs: bool = False):
+        n = len(ids) * req.n
+        if n > self.slots.limit:
+            raise Refused(400, f"{n} choices in one request: more than this server's {self.slots.limit} slots", "n")
+        if not self.slots.take(n):
+            raise Refused(429, "too many requests at once: try again shortly", None, "rate_limit_exceeded",
+                          "rate_limit_error")
+        rid = f"{'chatcmpl' if chat else 'cmpl'}-{uuid.uuid4().hex[:24]}"
+        queue: asyncio.Queue = asyncio.Queue()
+        loop, outs, jobs = asyncio.get_running_loop(), [], []
+        stops = _stops(req.stop) + (chat_stops() if chat else [])
+        for index in range(n):
+            prompt = ids[index // req.n]
+            text = self.loaded.tokenizer.decode(prompt) if echo else ""
+            out = Completion(self.loaded.tokenizer, index, stops, logprobs, loop, queue, len(text))
+            out.prompt_text = text
+            if echo:
+                out.entry([(t, lp, top) for t, (lp, top) in zip(prompt, echo[index // req.n], strict=True)], 0)
+            outs.append(out)
+            jobs.append(Job(prompt, max_tokens, 0.0 if req.temperature < GREEDY_BELOW else req.temperature,
+                            0 if req.top_k == -1 else req.top_k, req.top_p, (req.seed or 0) + index, out.emit,
+                            out.done, top_logprobs=(req.logprobs or 0) if logprobs else 0,
+                            logprobs=logprobs, ignore_eos=req.ignore_eos, request_id=f"{rid}/{index}"))
+        for job in jobs:
+            self.engine.submit(job)
+        answer = _Answer(rid, self.loaded.name, chat, req, outs, ids)
+        if req.stream:
+            from fastapi.responses import StreamingResponse
+
+            return StreamingResponse(_events(answer, queue, jobs, self.slots), media_type="text/event-stream")
+        watch = asyncio.create_task(_watch(request, jobs))
+        try:
+            await _drain(queue, outs)
+        finally:
+            watch.cancel()
+            for job in jobs:
+                job.cancelled.set()
+            self.slots.give(n)
+        failed = next((o.reason for o in outs if o.reason.startswith("error")), None)
+        if failed:
+            return error(500, f"the engine failed on this request ({rid}): {failed[7:]}", kind="server_error")
+        return answer.whole()
+
+
+def chat_stops() -> list[str]:
+    return list(chat.STOP)
+
+
+def _prompts(prompt) -> list:
+    """The prompts of a request: a string, a list of strings, a list of ids or a list of lists of ids."""
+    if isinstance(prompt, str):
+        return [prompt]
+    if not prompt:
+        raise Refused(400, "give a non-empty prompt", "prompt")
+    if isinstance(prompt[0], int):
+        return [prompt]
+    return list(prompt)
+
+
+def _text_ok(text: str, param: str) -> None:
+    """400 for text that is not valid Unicode (a lone surrogate such as "\\ud800" from a JSON escape)."""
     try:
-        reason = await _drain(queue)
-    finally:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Refused(400, f"{param} is not valid Unicode text (a lone surrogate?)", param, "invalid_text") from None
+
+
+async def _watch(request, jobs: list[Job]) -> None:
+    """Cancel the jobs once the client hangs up (a non-streamed request): the engine drops them at the next
+    token, and the slots come back then."""
+    while not await request.is_disconnected():
+        await asyncio.sleep(0.05)
+    for job in jobs:
         job.cancelled.set()
-        slots.give()
-    if reason.startswith("error"):
-        return error(500, reason, kind="server_error")
-    return {**head, "choices": [{"text": out.text, "index": 0, "finish_reason": _finish(reason),
-                                 "logprobs": out.logprobs if req.logprobs is not None else None}],
-            "usage": {"prompt_tokens": len(ids), "completion_tokens": len(out.new),
-                      "total_tokens": len(ids) + len(out.new)}}
 
 
-async def _drain(queue: asyncio.Queue) -> str:
-    while True:
-        kind, value, _ = await queue.get()
+async def _drain(queue: asyncio.Queue, outs: list[Completion]) -> None:
+    left = len(outs)
+    while left:
+        index, kind, value, _ = await queue.get()
         if kind == "done":
-            return value
+            outs[index].reason, left = value, left - 1
 
 
 def _finish(reason: str) -> str:
     return "length" if reason == "length" else "stop"
 
 
-async def _events(head: dict, queue: asyncio.Queue, job: Job, slots: Slots):
-    """The server-sent events of one streamed completion; leaving early (the client went away) cancels the job
-    and frees the slot at once."""
+class _Answer:
+    """The response's shapes: whole, or chunk by chunk (completions or chat)."""
+
+    def __init__(self, rid: str, model: str, chat: bool, req: Sampling, outs: list[Completion], ids: list):
+        self.chat, self.req, self.outs = chat, req, outs
+        self.head = {"id": rid, "object": "chat.completion" if chat else "text_completion",
+                     "created": int(time.time()), "model": model}
+        self.prompt_tokens = sum(len(i) for i in ids)
+
+    def usage(self) -> dict:
+        done = sum(len(o.new) for o in self.outs)
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": done,
+                "total_tokens": self.prompt_tokens + done}
+
+    def whole(self) -> dict:
+        if self.chat:
+            choices = [{"index": o.index, "message": {"role": "assistant", "content": o.text}, "logprobs": None,
+                        "finish_reason": _finish(o.reason)} for o in self.outs]
+        else:
+            choices = [{"text": o.prompt_text + o.text, "index": o.index, "finish_reason": _finish(o.reason),
+                        "logprobs": o.logprobs if o.want else None} for o in self.outs]
+        return {**self.head, "choices": choices, "usage": self.usage()}
+
+    def chunk(self, index: int, text: str | None, lp, finish: str | None) -> str:
+        if self.chat:
+            delta = {} if text is None else {"content": text}
+            choice = {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish}
+            body = {**self.head, "object": "chat.completion.chunk", "choices": [choice]}
+        else:
+            choice = {"text": text or "", "index": index, "logprobs": lp, "finish_reason": finish}
+            body = {**self.head, "choices": [choice]}
+        options = self.req.stream_options
+        if options and options.include_usage:
+            body["usage"] = self.usage() if options.continuous_usage_stats else None
+        return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
+
+    def first(self) -> list[str]:
+        """What is sent before any token: the chat role, or the echoed prompt."""
+        if self.chat:
+            out = []
+            for o in self.outs:
+                choice = {"index": o.index, "delta": {"role": "assistant", "content": ""}, "logprobs": None,
+                          "finish_reason": None}
+                out.append(f"data: {json.dumps({**self.head, 'object': 'chat.completion.chunk', 'choices': [choice]})}"
+                           "\n\n")
+            return out
+        return [self.chunk(o.index, o.prompt_text, o.logprobs if o.want else None, None) for o in self.outs
+                if o.prompt_text]
+
+    def last(self) -> list[str]:
+        options = self.req.stream_options
+        if options and options.include_usage:
+            obj = "chat.completion.chunk" if self.chat else "text_completion"
+            return [f"data: {json.dumps({**self.head, 'object': obj, 'choices': [], 'usage': self.usage()})}\n\n"]
+        return []
+
+
+async def _events(answer: _Answer, queue: asyncio.Queue, jobs: list[Job], slots: Slots):
+    """The server-sent events of one streamed request; leaving early (the client went away) cancels its jobs and
+    frees the slots at once."""
+    left = len(jobs)
     try:
-        while True:
-            kind, value, lp = await queue.get()
-            if kind == "done":
-                if value.startswith("error"):
-                    yield f"data: {json.dumps({'error': {'message': value, 'type': 'server_error'}})}\n\n"
-                else:
-                    chunk = {**head, "choices": [{"text": "", "index": 0, "logprobs": None,
-                                                  "finish_reason": _finish(value)}]}
-                    yield f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n"
-                yield "data: [DONE]\n\n"
-                return
-            chunk = {**head, "choices": [{"text": value, "index": 0, "logprobs": lp, "finish_reason": None}]}
-            yield f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n"
+        for line in answer.first():
+            yield line
+        while left:
+            index, kind, value, lp = await queue.get()
+            if kind == "token":
+                yield answer.chunk(index, value, lp, None)
+                continue
+            left -= 1
+            answer.outs[index].reason = value
+            if value.startswith("error"):
+                failure = {"message": f"the engine failed ({answer.head['id']}): {value[7:]}", "type": "server_error",
+                           "param": None, "code": None}
+                yield f"data: {json.dumps({'error': failure})}\n\n"
+            else:
+                yield answer.chunk(index, None if answer.chat else "", None, _finish(value))
+        for line in answer.last():
+            yield line
+        yield "data: [DONE]\n\n"
     finally:
-        job.cancelled.set()
-        slots.give()
+        for job in jobs:
+            job.cancelled.set()
+        slots.give(len(jobs))
 
 
 def run(loaded, host: str, port: int, options: Options) -> None:
