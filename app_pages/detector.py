@@ -4,6 +4,7 @@ import streamlit as st
 
 from lab import models
 from lab.detect import evaluation as detect_eval
+from lab.detect import scoring as detect
 from lab.errors import LabError
 from lab.models import registry
 from ui import messages, presentation, widgets
@@ -55,16 +56,16 @@ if not text.strip():
     st.stop()
 
 # Data: this text's tokens and scores, then the evaluation set's scores (shipped for the course pair).
-try:
-    view = cached.text_view(m.name, observer, text, buckets)
-    rows = cached.set_rows(m.name, observer, buckets, lambda: st.progress(0.0, text=t(
+try:  # the buckets colour this text; what is measured (the set, the scores compared with it) keeps GLTR's own
+    view, scored = (cached.text_view(m.name, observer, text, b) for b in (buckets, detect.BUCKETS))
+    rows = cached.set_rows(m.name, observer, detect.BUCKETS, lambda: st.progress(0.0, text=t(
         "Scoring the evaluation set…", "Avaliando o conjunto de avaliação…")))
 except LabError as e:  # bad text, an observer with another tokenizer, a model that cannot be had
     st.warning(messages.text(e))
     st.stop()
 st.subheader(t("The text, as the model sees it", "O texto, como o modelo o vê"))
 draw.coloured_text(view, buckets)
-draw.scores_table(view, rows)
+draw.scores_table(scored, rows)
 
 st.subheader(t("A threshold turns a score into a verdict", "Um limiar transforma um escore em veredito"))
 draw.set_note(rows, m.name, observer)
@@ -75,7 +76,7 @@ percentile = widgets.Slider("det_threshold", t("Threshold: flag what scores abov
                                                "Limiar: acusar o que passar deste percentil dos textos humanos"),
                             1, 99, 95).draw()
 cut = cached.threshold(rows, method, percentile)
-draw.distribution(rows, method, detect_eval.flat(view["scores"])[method], cut)
+draw.distribution(rows, method, detect_eval.flat(scored["scores"])[method], cut)
 r = draw.threshold_section(rows, method, cut)
 prevalence = widgets.Slider("det_prevalence", t("Share of machine-written texts in the class (%)",
                                                 "Fração de textos escritos por máquina na turma (%)"), 1, 90, 10).draw()

@@ -8,6 +8,7 @@ from ui.cached import lens as cached
 from ui.draw import lens as draw
 from ui.i18n import lang, t
 from ui.model_loader import current_model, get_model
+from ui.token_words import short_array, worded, worded_array
 from viz import lens as viz
 
 st.title(t("Logit lens", "Lente dos logits"))
@@ -42,7 +43,8 @@ if note := cached.norm_note(view, m):
     st.caption(note)
 st.subheader(t("Every layer's guess for the next token", "O palpite de cada camada para o próximo token"))
 window = draw.window(view)
-frame = viz.grid_frame(view["top_tokens"][:, window], view["top_p"][:, window], tags[window], window.start, lang())
+frame = viz.grid_frame(worded_array(view["top_tokens"][:, window], marked=True), view["top_p"][:, window], tags[window],
+                       window.start, lang(), cells=short_array(view["top_tokens"][:, window, 0]))
 exports.chart("logit-lens", st, viz.grid(frame, tags[window], window.start, names=words, lang=lang()),
               key="lens_grid", width="content")
 st.caption(t(f"Rows: the embeddings (bottom) and the output of each of the {view['n_layer']} blocks; columns: the "
@@ -50,14 +52,14 @@ st.caption(t(f"Rows: the embeddings (bottom) and the output of each of the {view
              "for the top 5. The bottom row often just repeats each input token: before any block has run, the "
              "stream is little more than that token's embedding, read back through the same (tied) matrix. An accented "
              "letter the tokenizer split into bytes labels each of its columns, marked ·1/2, ·2/2; a guess such as "
-             "\\xc3 is one byte, the first half of such a letter (the next token would finish it).",
+             "\"byte C3\" is one byte, the first half of such a letter (the next token would finish it).",
              f"Linhas: os embeddings (embaixo) e a saída de cada um dos {view['n_layer']} blocos; colunas: os tokens "
              "de entrada. Cada célula é o token que a camada preveria a seguir, colorido pela probabilidade; passe o "
              "mouse para ver os 5 primeiros. A linha de baixo muitas vezes só repete cada token de entrada: antes de "
              "qualquer bloco, o fluxo é pouco mais que o embedding desse token, lido de volta pela mesma matriz "
              "(compartilhada). Uma letra acentuada que o tokenizador partiu em bytes dá nome a cada uma das suas "
-             "colunas, marcadas ·1/2, ·2/2; um palpite como \\xc3 é um único byte, a primeira metade de uma letra "
-             "assim (o próximo token a completaria)."))
+             "colunas, marcadas ·1/2, ·2/2; um palpite como \"byte C3\" é um único byte, a primeira metade de uma "
+             "letra assim (o próximo token a completaria)."))
 
 st.subheader(t("One token, up the floors", "Um token, andar por andar"))
 if text == t(lens.DEFAULT_TEXT["en"], lens.DEFAULT_TEXT["pt"]):
@@ -83,7 +85,7 @@ if (target := cached.target_word(word, new_word)) is not None:
     except lens.LensError as e:
         st.warning(messages.text(e))
         st.text(" | ".join(e.details.get("readable", [])))
-st.text(t("Following: ", "Seguindo: ") + viz.shown(view["targets"][position]))
+st.text(t("Following: ", "Seguindo: ") + worded(view["targets"][position], marked=True))
 draw.metrics(view["rank"][:, position], view["p"][:, position])
 trace = viz.trace(viz.trace_frame(view["rank"][:, position], view["p"][:, position]), names=words, lang=lang())
 exports.chart("lens-trace", st, trace, key="lens_trace")

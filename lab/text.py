@@ -9,6 +9,7 @@ part of a UTF-8 character shown as \\xc3; `labels` axis labels that keep repeate
 from __future__ import annotations
 
 import functools
+import re
 
 from lab.errors import LabError
 
@@ -129,3 +130,50 @@ def readable_labels(tokenizer, ids: list[int]) -> list[str]:
         out += [f"{run['start'] + k} {run['text'].translate(MARKS)}" + (f" ·{k + 1}/{n}" if n > 1 else "")
                 for k in range(n)]
     return out
+
+
+ESCAPED = re.compile(r"(?:\\x[0-9a-f]{2})+")  # token_texts' form of bytes that are only part of a character
+COMMON = "ãçéáêóõíúâôàüñèöäßœ€—–“”’…•ºª°😀"  # the characters a lone byte is most likely a piece of, first
+
+
+def byte_pieces(text: str) -> list[str | bytes]:
+    """A token's text (token_texts' form) cut into text and runs of lone bytes: "␣\\xc3" -> [" ", b"\\xc3"]."""
+    out, at = [], 0
+    for m in ESCAPED.finditer(text):
+        out += [text[at:m.start()]] if m.start() > at else []
+        out.append(bytes(int(h, 16) for h in m.group().split("\\x")[1:]))
+        at = m.end()
+    return out + ([text[at:]] if at < len(text) else [])
+
+
+def _size(lead: int) -> int:
+    return 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+
+
+def byte_run(run: bytes) -> dict:
+    """What a run of lone bytes is, for words a class reads: {"hex": "C3", "first": True when it starts a
+    character, "size": bytes in that character (None for a run of later bytes), "examples": up to three
+    characters it can be part of (Portuguese ones first)}. "\\xc3" -> first half of ã, ç, é."""
+    first = run[0] >= 0xC0
+    size = _size(run[0]) if first else None
+    common = [c for c in COMMON if (c.encode().startswith(run) if first else c.encode()[1:].endswith(run))]
+    if not common and first and run[0] < 0xF5:
+        common = _printable_starting(run)
+    if not common and not first:
+        common = [bytes([0xC3, run[-1]]).decode()]
+    return {"hex": " ".join(f"{b:02X}" for b in run), "first": first, "size": size, "examples": common[:3]}
+
+
+@functools.cache
+def _printable_starting(run: bytes) -> list[str]:
+    """The first three printable characters whose UTF-8 starts with run (a lead byte and what follows it)."""
+    size = _size(run[0])
+    low = (run[0] & (0x7F >> size)) << 6 * (size - 1)  # the code points this lead byte can start
+    found = []
+    for cp in range(low, min(low + (1 << 6 * (size - 1)), 0x110000)):
+        c = chr(cp)
+        if not 0xD800 <= cp < 0xE000 and c.encode().startswith(run) and c.isprintable() and c.strip():
+            found.append(c)
+            if len(found) == 3:
+                break
+    return found

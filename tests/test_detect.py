@@ -151,6 +151,23 @@ def test_auroc_equals_scikit_learn(seed):
     assert detect_eval.auroc(labels, values) == pytest.approx(roc_auc_score(labels, values), abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_tpr_at_1_and_5_percent_fpr_equal_scikit_learns_roc_curve(seed):
+    """RAID's headline figure read from scikit-learn's ROC curve: the best TPR whose FPR is at most 1 % / 5 %."""
+    from sklearn.metrics import roc_curve
+
+    rng = np.random.default_rng(seed)
+    labels = np.r_[np.zeros(300, int), np.ones(900, int)]
+    values = np.round(rng.normal(size=1200) + labels * (seed + 1) / 3, 2)  # ties on purpose
+    fpr, tpr, _ = roc_curve(labels, values, drop_intermediate=False)
+    for x in (0.01, 0.05):
+        assert detect_eval.tpr_at_fpr(labels, values, x) == pytest.approx(tpr[fpr <= x].max(), abs=1e-12)
+    rows = [{"label": "machine" if y else "human", "lang": "en", "band": "short", "setting": None,
+             "generator": None, "fast_detectgpt": v} for y, v in zip(labels, values, strict=True)]
+    table = detect_eval.evaluate(rows)["methods"]["fast_detectgpt"]
+    assert table["tpr_at_fpr"] == pytest.approx({"0.01": tpr[fpr <= 0.01].max(), "0.05": tpr[fpr <= 0.05].max()})
+
+
 def test_roc_rates_and_base_rate():
     labels, values = np.array([1, 1, 0, 1, 0, 0]), np.array([0.9, 0.8, 0.7, 0.6, 0.2, 0.1])
     curve = detect_eval.roc(labels, values)

@@ -107,3 +107,32 @@ def test_no_observer_drops_binoculars(fresh_caches):
     at = open_page(det_observer="none")
     scores = next(d.value for d in at.dataframe if "this text" in d.value.columns)
     assert "Binoculars (Hans et al. 2024)" not in scores["score"].tolist() and len(scores) == 4
+
+
+def test_the_gltr_buckets_only_colour_the_text_and_never_change_the_evaluation(fresh_caches, course_rows):
+    """Issue 34, item 3: a display option leaves what is measured alone: the same 900 + 90 shipped texts, the same
+    AUROCs, TPRs and confusion at the threshold, whatever the buckets; only this text's colours follow them."""
+    at = open_page()
+    before = {"metrics": metrics(at), "tables": [d.value.to_dict() for d in at.dataframe],
+              "captions": [c.value for c in at.caption if "Evaluation set" in c.value]}
+    at.pills(key="det_buckets").set_value("1/10/100").run()
+    assert not at.exception
+    after = {"metrics": metrics(at), "tables": [d.value.to_dict() for d in at.dataframe],
+             "captions": [c.value for c in at.caption if "Evaluation set" in c.value]}
+    assert after == before and "90 human texts" in after["captions"][0] and "900 continuations" in after["captions"][0]
+    assert any(">top 1<" in h.proto.body for h in at.get("html"))  # the legend follows the buckets
+
+
+def test_tpr_at_1_and_5_percent_fpr_beside_the_auroc(fresh_caches, course_rows):
+    """RAID's headline figure in the AUROC table, read from scikit-learn's ROC curve on the shipped rows."""
+    from sklearn.metrics import roc_curve
+
+    at = open_page()
+    table = next(d.value for d in at.dataframe if "AUROC" in d.value.columns).set_index("score")
+    y = np.array([r["label"] == "machine" for r in course_rows])
+    s = detect_eval.oriented("fast_detectgpt", [r["fast_detectgpt"] for r in course_rows])
+    fpr, tpr, _ = roc_curve(y, s)
+    row = table.loc["Fast-DetectGPT (Bao et al. 2024)"]
+    assert row["TPR at 1 % FPR"] == f"{100 * tpr[fpr <= 0.01].max():.1f} %"
+    assert row["TPR at 5 % FPR"] == f"{100 * tpr[fpr <= 0.05].max():.1f} %"
+    assert any(f"of the {(~y).sum()} human texts" in c.value for c in at.caption)

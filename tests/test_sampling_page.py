@@ -216,7 +216,7 @@ def chart_column(at, name: str) -> list:
 def test_generated_portuguese_reads_as_text_and_the_inspector_keeps_the_bytes(fresh_caches):
     """The shipped course model, its Portuguese prompt, seed 0: its text splits "ã" and "õ" into two byte tokens
     each (the course tokenizer), and every view that reads the text shows them whole, as transformers' decode
-    does; the step inspector, about one token, still shows that token's raw byte."""
+    does; the step inspector, about one token, still shows that token's own byte, in words (never \\xc3)."""
     from lab.models import load
 
     course = load("course-gpt2")
@@ -241,11 +241,11 @@ def test_generated_portuguese_reads_as_text_and_the_inspector_keeps_the_bytes(fr
     options = at.pills(key="samp_pick").options
     assert options[piece].endswith("·1/2") and "\\x" not in options[piece]
     at.pills(key="samp_pick").set_value(piece).run()
-    drawn = next(m for m in at.metric if m.label == "Token sorteado").value
+    drawn = next(m for m in at.metric if m.label == "Token sorteado").value.replace("\u00a0", " ")
     first_byte = decoded.encode("utf-8")[len(course.tokenizer.decode(new[:piece]).encode("utf-8"))]
-    assert drawn == f"\\x{first_byte:02x}"  # the token alone is one byte of a character
-    labels = chart_column(at, "token")  # the candidates, each its own subject: a lone byte as its escape
-    assert any(label.endswith(f" \\x{first_byte:02x}") for label in labels)
+    assert drawn.startswith(f"byte {first_byte:02X} (primeira metade de ") and "\\x" not in drawn  # one byte, in words
+    labels = [x.replace("\u00a0", " ") for x in chart_column(at, "token")]  # a lone byte in words
+    assert any(f" byte {first_byte:02X} (" in label for label in labels) and not any("\\x" in x for x in labels)
 
 
 def test_a_seed_click_regenerates_only_what_the_seed_draws(course_standins, forwards):

@@ -47,12 +47,13 @@ def norms(values: np.ndarray, labels: list[str], title: str, row_title: str, val
 
 
 def top_logits(top: list[tuple[str, float]], title: str, value_title: str, lang: str = "en") -> alt.Chart:
-    """The last position's top tokens by logit."""
+    """The last position's top tokens by logit, the largest on top: sorted by value in the chart itself (in data
+    order, a chart redrawn for a new text kept its old order: rank 2 above rank 1)."""
     frame = pd.DataFrame({"rank": range(1, len(top) + 1), "token": [json.dumps(s, ensure_ascii=False)[1:-1]
                                                                       for s, _ in top],
                           "logit": [v for _, v in top]})
     chart = alt.Chart(frame, title=title).mark_bar().encode(
-        y=alt.Y("token:N", sort=None, title=None), x=alt.X("logit:Q", title=value_title),
+        y=alt.Y("token:N", sort="-x", title=None), x=alt.X("logit:Q", title=value_title),
         tooltip=["rank:O", "token:N", alt.Tooltip("logit:Q", format=".3f")])
     return localized(chart.properties(width=360, height=32 * len(top) + 70), lang)  # the height holds the axes
 

@@ -18,11 +18,11 @@ FILLED = "#ffe58a"
 
 
 def candidates(rows: list[dict], title: str, p_title: str, lang: str = "en") -> alt.Chart:
-    """One mask's candidates as bars, best first."""
+    """One mask's candidates as bars, best first (sorted by value in the chart, as viz.code.top_logits)."""
     frame = pd.DataFrame({"rank": range(1, len(rows) + 1), "p": [r["p"] for r in rows],
                           "token": [json.dumps(r["token"], ensure_ascii=False)[1:-1] for r in rows]})
     chart = alt.Chart(frame, title=title).mark_bar().encode(
-        y=alt.Y("token:N", sort=None, title=None), x=alt.X("p:Q", title=p_title, axis=alt.Axis(format="%")),
+        y=alt.Y("token:N", sort="-x", title=None), x=alt.X("p:Q", title=p_title, axis=alt.Axis(format="%")),
         tooltip=["rank:O", "token:N", alt.Tooltip("p:Q", format=".2%")])
     return localized(chart.properties(height=32 * len(rows) + 70), lang)  # the height holds the axes too
 

@@ -4,7 +4,8 @@
 that layer would predict next, coloured by its probability, the top 5 on hover. GRID_MAX columns, the
 legend below and the column labels leaning left keep it inside a 1,280-pixel window with the sidebar
 open (tests/test_browser_lens.py measures it in Chromium). A cell is one token: a guess that is a lone
-byte of a character stays escaped (\\xc3), since no character is there to show. `trace` follows one
+byte of a character has no character to show, so the page words it (ui.token_words: "byte C3" in the cell,
+what it is the first half of in the tooltip). `trace` follows one
 target token up the layers: its rank (log scale, 1 at the top) and its probability. Token text is
 only ever data (Vega draws it as text; the tooltip escapes it), never HTML.
 """
@@ -51,19 +52,21 @@ def _short(token: str, n: int = CELL_CHARS) -> str:
 
 
 def grid_frame(top_tokens: np.ndarray, top_p: np.ndarray, labels: list[str], offset: int = 0,
-               lang: str = "en") -> pd.DataFrame:
+               lang: str = "en", cells: np.ndarray | None = None) -> pd.DataFrame:
     """Long form of a window of the lens: one row per (layer, position) with the top token, its
     probability, cell text and ink, and guess1..guessK ("token  p") for the tooltip.
 
     `top_tokens` (L+1, W, K) strings and `top_p` (L+1, W, K) are the window's cells; `labels` the W
-    input-token labels; positions are numbered from `offset`.
+    input-token labels; positions are numbered from `offset`. `cells` (L+1, W), when given, is each cell's
+    own short text (a lone byte as "byte C3" where the tooltip words it in full), cut like the others.
     """
     n_layer, width, k = top_p.shape
     layer, col = np.divmod(np.arange(n_layer * width), width)
     p = top_p[layer, col, 0].astype(np.float64)
     frame = pd.DataFrame({"layer": layer, "position": col + offset, "input": [labels[c] for c in col],
                           "top": [shown(top_tokens[r, c, 0]) for r, c in zip(layer, col, strict=True)],
-                          "text": [_short(top_tokens[r, c, 0]) for r, c in zip(layer, col, strict=True)],
+                          "text": [_short(top_tokens[r, c, 0]) if cells is None else _short(cells[r, c], 7)
+                                   for r, c in zip(layer, col, strict=True)],
                           "p": p, "ink": np.where(p > 0.55, "#ffffff", "#111111")})
     for j in range(k):
         frame[f"guess{j + 1}"] = [f"{shown(top_tokens[r, c, j])}   {written(f'{top_p[r, c, j]:.3f}', lang)}"

@@ -153,15 +153,27 @@ def groups(rows: list[dict]) -> dict[str, np.ndarray]:
     return out
 
 
+RAID_FPRS = (0.01, 0.05)  # RAID's headline (Dugan et al. 2024): the true-positive rate at 1 % and 5 % false positives
+
+
+def tpr_at_fpr(labels, values, fpr: float) -> float:
+    """The true-positive rate of the best threshold whose false-positive rate is at most fpr (the ROC curve read
+    at fpr, as RAID reports it): with n human texts, fewer than one in 1/fpr of them may be flagged."""
+    curve = roc(labels, values)
+    return float(curve["tpr"][curve["fpr"] <= fpr + 1e-12].max())
+
+
 def evaluate(rows: list[dict]) -> dict:
-    """The contract's table: {"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc}}}}."""
+    """The contract's table: {"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc},
+    "tpr_at_fpr": {"0.01": tpr, "0.05": tpr}}}} (tpr_at_fpr: RAID's headline figure, over the whole set)."""
     labels = np.array([r["label"] == "machine" for r in rows])
     methods = [m for m in MACHINE_HIGH if all(m in r for r in rows)]
     masks = groups(rows)
     table = {}
     for m in methods:
         s = oriented(m, [r[m] for r in rows])
-        table[m] = {"auroc": auroc(labels, s), "by_group": {g: auroc(labels[k], s[k]) for g, k in masks.items()}}
+        table[m] = {"auroc": auroc(labels, s), "by_group": {g: auroc(labels[k], s[k]) for g, k in masks.items()},
+                    "tpr_at_fpr": {f"{f:g}": tpr_at_fpr(labels, s, f) for f in RAID_FPRS}}
     return {"n_human": int((~labels).sum()), "n_machine": int(labels.sum()), "methods": table}
 
 

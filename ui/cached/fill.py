@@ -19,7 +19,8 @@ EPOCHS = 10  # epochs the masking section steps through
 @st.cache_data(max_entries=64, show_spinner=False)
 def filled(model: str, text: str, top: int, in_order: bool) -> dict:
     """lab.fill.fill (or fill_in_order) plus the sentence with each mask's best candidate, as runs of text
-    [(text, filled?)]. FillError on bad input."""
+    [(text, filled?)] (a filled token as token_texts gives it: a lone byte as \\xc3, for ui.token_words to word).
+    FillError on bad input."""
     m = get_model(model)
     r = (fill.fill_in_order if in_order else fill.fill)(m, text, top)
     ids, masks = fill.masked_ids(m.tokenizer, text)
@@ -29,7 +30,7 @@ def filled(model: str, text: str, top: int, in_order: bool) -> dict:
     for i, t in enumerate(ids + [None]):  # the text between masks decoded whole (split characters stay whole)
         if t is None or i in best:
             runs += [(m.tokenizer.decode(piece), False)] if piece else []
-            runs += [(m.tokenizer.decode([best[i]]), True)] if t is not None else []
+            runs += [(token_texts(m.tokenizer, [best[i]])[0], True)] if t is not None else []  # words: ui
             piece = []
         elif t not in specials:
             piece.append(t)
@@ -64,9 +65,9 @@ def trophy(encoder: str, decoder: str, lang: str) -> list[dict]:
 @st.cache_data(max_entries=32, show_spinner=False)
 def masking(text: str, seed: int, dynamic: bool) -> dict:
     """EPOCHS epochs of lab.fill.masking_epochs on course-roberta's ids for the text: {"tokens", "epochs"}
-    (the <s> and </s> left out)."""
+    (the <s> and </s> left out; tokens read as text: the two byte tokens of ê as "ê ·1/2", "ê ·2/2")."""
     m = get_model(ENCODER)
     ids = m.tokenizer(text)["input_ids"]
     ids = ids if len(ids) <= m.context else ids[:m.context - 1] + ids[-1:]  # keep </s>
     epochs = fill.masking_epochs(ids, EPOCHS, seed, dynamic)
-    return {"tokens": token_texts(m.tokenizer, ids)[1:-1], "epochs": [e[1:-1] for e in epochs]}
+    return {"tokens": readable_texts(m.tokenizer, ids)[1:-1], "epochs": [e[1:-1] for e in epochs]}

@@ -15,6 +15,7 @@ from lab import lens
 from lab.text import encode, readable, token_texts
 from ui.i18n import lang, num, t
 from ui.model_loader import get_model
+from ui.token_words import worded
 from viz.format import markdown_literal
 from viz.lens import prob_text, shown
 
@@ -134,8 +135,8 @@ def trace_table(view: dict, position: int):
         return [prob_text(float(x), "pt") for x in p] if lang() == "pt" else p
 
     floors = [lens.floor_name(i, t("embeddings", "embeddings")) for i in range(view["n_layer"] + 1)]
-    return pd.DataFrame({t("layer", "camada"): floors,
-                         t("top guess", "palpite do topo"): [shown(s) for s in view["top_tokens"][:, position, 0]],
+    guesses = [worded(s, marked=True) for s in view["top_tokens"][:, position, 0]]  # a lone byte in words
+    return pd.DataFrame({t("layer", "camada"): floors, t("top guess", "palpite do topo"): guesses,
                          "p": probs(view["top_p"][:, position, 0]),
                          t("target rank", "ranking do alvo"): view["rank"][:, position],
                          t("target p", "p do alvo"): probs(view["p"][:, position])})

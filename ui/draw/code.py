@@ -17,6 +17,7 @@ from ui import exports, presentation
 from ui.cached import code as cached
 from ui.cached.attention import names as attention_names
 from ui.i18n import lang, num, t
+from ui.token_words import worded
 from viz import attention as heat
 from viz import code as viz
 from viz.format import written
@@ -154,7 +155,8 @@ def sci(x: float) -> str:
 
 def top(result: dict) -> None:
     """The last position's top tokens and the parity figure."""
-    exports.chart("code-top", st, viz.top_logits(result["top"], t("the next token, top 5", "o próximo token, top 5"),
+    shown = [(worded(s), v) for s, v in result["top"]]  # a lone byte in words, never \\xc3
+    exports.chart("code-top", st, viz.top_logits(shown, t("the next token, top 5", "o próximo token, top 5"),
                                                  "logit", lang()), key="code_top")
     st.caption(t(f"Largest difference from transformers' own logits on this text: {sci(result['max_abs_diff'])}.",
                  f"Maior diferença para os logits do próprio transformers neste texto: {sci(result['max_abs_diff'])}."))

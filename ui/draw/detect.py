@@ -11,6 +11,7 @@ from lab.detect import evaluation as detect_eval
 from ui import exports
 from ui.cached import detect as cached
 from ui.i18n import lang, num, t
+from ui.token_words import worded
 from viz import detect as viz
 
 
@@ -58,7 +59,9 @@ def coloured_text(view: dict, buckets: tuple) -> None:
     """The text coloured by rank bucket (hover: rank, p, the model's top 5), the legend and the histogram."""
     names = bucket_names(buckets)
     st.html(viz.bucket_css() + " ".join(f'<span class="{viz.CLASS}{i}">{n}</span>' for i, n in enumerate(names)))
-    st.html(viz.colored_html(view["runs"], view["tokens"], lang(), t("rank", "posto"), t("top 5", "5 primeiros")))
+    tokens = [x | {"token": worded(x["token"]), "top": [y | {"token": worded(y["token"])} for y in x["top"]]}
+              for x in view["tokens"]]  # a lone byte in words, in the tooltips
+    st.html(viz.colored_html(view["runs"], tokens, lang(), t("rank", "posto"), t("top 5", "5 primeiros")))
     st.caption(t("Each token is coloured by the rank the model gave it, knowing only the text before it (the first "
                  "token has no context and stays plain). Hover a token for its rank, its probability and what the "
                  "model expected instead.",
@@ -145,10 +148,19 @@ def auroc_table(evaluation: dict) -> None:
     """Every score's AUROC, overall and per group (0.5 is a coin; under 0.5 the score ranks backwards)."""
     names, groups = method_names(), group_names()
     rows = [{t("score", "escore"): names[m], "AUROC": num(v["auroc"], 3),
+             **{t(f"TPR at {f} FPR", f"TPR a {f} de FPR"): f"{num(100 * v['tpr_at_fpr'][k], 1)} %"
+                for k, f in (("0.01", "1 %"), ("0.05", "5 %"))},
              **{groups.get(g, g.split(":", 1)[1]): num(x, 3) for g, x in v["by_group"].items()}}
             for m, v in evaluation["methods"].items()]
     st.dataframe(frame := pd.DataFrame(rows), hide_index=True)
     exports.table("detector-auroc", st, frame)
+    n_h, n_m = evaluation["n_human"], evaluation["n_machine"]
+    st.caption(t(f"RAID's headline figure beside the AUROC: the share of the {num(n_m)} machine texts caught when at "
+                 f"most 1 % or 5 % of the {num(n_h)} human texts are wrongly flagged ({num(n_h // 100)} and "
+                 f"{num(n_h * 5 // 100)} of them).",
+                 f"O número principal do RAID ao lado da AUROC: a fração dos {num(n_m)} textos de máquina pegos quando "
+                 f"no máximo 1 % ou 5 % dos {num(n_h)} textos humanos são acusados por engano ({num(n_h // 100)} e "
+                 f"{num(n_h * 5 // 100)} deles)."))
 
 
 def published() -> None:
@@ -185,14 +197,21 @@ def conclusion(evaluation: dict, method: str, r: dict, rates: dict, human_share:
         "people.",
         f" Com a fração de texto de máquina escolhida acima, {pct(human_share)} dos textos acusados foram escritos por "
         "pessoas.")
+    raid = methods[best]["tpr_at_fpr"]
     st.success(t(
         f"On this set the best score is {names[best]}, with an AUROC of {num(methods[best]['auroc'], 2)} (1 separates "
-        f"perfectly, 0.5 is a coin). At the chosen threshold, {names[method]} catches {pct(r['tpr'])} of the machine "
-        f"texts and wrongly flags {pct(r['fpr'])} of the human ones: {pct(en)} of the English and {pct(pt)} of the "
+        f"perfectly, 0.5 is a coin); held to 1 % or 5 % of human texts wrongly flagged (of "
+        f"{num(evaluation['n_human'])}), it catches {pct(raid['0.01'])} or {pct(raid['0.05'])} of the "
+        f"{num(evaluation['n_machine'])} machine texts. At the chosen threshold, {names[method]} catches "
+        f"{pct(r['tpr'])} of the machine texts and wrongly flags {pct(r['fpr'])} of the human ones: {pct(en)} of "
+        f"the English and {pct(pt)} of the "
         f"Portuguese. It catches {pct(settings[easy])} of the {groups[easy]} texts and {pct(settings[hard])} of the "
         f"{groups[hard]} ones: what it measures is how a text was sampled, not who wrote it.{people}",
         f"Neste conjunto o melhor escore é {names[best]}, com AUROC de {num(methods[best]['auroc'], 2)} (1 separa "
-        f"perfeitamente, 0,5 é cara ou coroa). Com o limiar escolhido, {names[method]} pega {pct(r['tpr'])} dos "
-        f"textos de máquina e acusa por engano {pct(r['fpr'])} dos humanos: {pct(en)} dos em inglês e {pct(pt)} dos "
+        f"perfeitamente, 0,5 é cara ou coroa); limitado a 1 % ou 5 % dos textos humanos acusados por engano (de "
+        f"{num(evaluation['n_human'])}), pega {pct(raid['0.01'])} ou {pct(raid['0.05'])} dos "
+        f"{num(evaluation['n_machine'])} textos de máquina. Com o limiar escolhido, {names[method]} pega "
+        f"{pct(r['tpr'])} dos textos de máquina e acusa por engano {pct(r['fpr'])} dos humanos: {pct(en)} dos em "
+        f"inglês e {pct(pt)} dos "
         f"em português. Pega {pct(settings[easy])} dos textos de {groups[easy]} e {pct(settings[hard])} dos de "
         f"{groups[hard]}: o que ele mede é como o texto foi amostrado, não quem o escreveu.{people}"))

@@ -11,6 +11,7 @@ from lab import recipes
 from ui import exports
 from ui.cached import fill as cached
 from ui.i18n import lang, num, t
+from ui.token_words import worded
 from viz import fill as viz
 
 
@@ -34,11 +35,12 @@ def fills(result: dict, in_order: bool) -> None:
                      "answer (what transformers' fill-mask pipeline does).", "Cada máscara preenchida por conta "
                      "própria: uma passada com todas as máscaras no lugar, então nenhuma vê a resposta da outra (o "
                      "que faz o pipeline fill-mask do transformers)."))
-    st.html(viz.sentence_html(result["sentence"]))
+    st.html(viz.sentence_html([(worded(s) if filled else s, filled) for s, filled in result["sentence"]]))
     columns = st.columns(min(3, len(result["masks"])))
     for k, (mask, col) in enumerate(zip(result["masks"], columns * len(result["masks"]), strict=False)):
         title = t(f"mask {k + 1} (token {mask['position']})", f"máscara {k + 1} (token {mask['position']})")
-        exports.chart(f"fill-mask-{k + 1}", col, viz.candidates(mask["candidates"], title, t("probability",
+        shown = [c | {"token": worded(c["token"])} for c in mask["candidates"]]
+        exports.chart(f"fill-mask-{k + 1}", col, viz.candidates(shown, title, t("probability",
                                                                                                    "probabilidade"),
                                                                lang()), key=f"fill_chart_{k}")
 

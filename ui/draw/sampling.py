@@ -18,6 +18,7 @@ from ui.cached import sampling as cached
 from ui.cached.sampling import Settings
 from ui.i18n import lang, num, t
 from ui.limits import new_tokens, new_tokens_note
+from ui.token_words import worded
 from viz import sampling as viz
 
 RESULTS = "samp_results"  # session key: {(model, prompt, settings): result}, the newest last
@@ -104,11 +105,12 @@ def step(result: dict, i: int, top_p: float) -> None:
     c1.metric(t("Entropy, raw", "Entropia, bruta"), f"{num(chosen['entropy_raw'])} bits")
     c2.metric(t("Entropy, drawn from", "Entropia, no sorteio"), f"{num(chosen['entropy'])} bits")
     c3.metric(t("Tokens left", "Tokens que sobram"), f"{num(chosen['kept'])} / {num(chosen['vocab'])}")
-    c4.metric(t("Drawn token", "Token sorteado"), viz.visible(tok["token"]),
+    c4.metric(t("Drawn token", "Token sorteado"), viz.visible(worded(tok["token"], marked=True)),
               t(f"p {num(chosen['p'])} · raw rank {num(chosen['rank'] + 1)}",
                 f"p {num(chosen['p'])} · posição bruta {num(chosen['rank'] + 1)}"), delta_color="off")
     words = cached.names()
-    stages = viz.stages_frame(chosen, chosen["texts"], chosen["id"])
+    texts = [worded(x, marked=True) for x in chosen["texts"]]  # a lone byte in words, never \\xc3
+    stages = viz.stages_frame(chosen, texts, chosen["id"])
     exports.chart("sampling-stages", st, viz.stages_chart(stages, words, lang()))
     st.caption(t(f"The {len(chosen['texts'])} most likely tokens before any filter, best first (1 is the argmax). "
                  f"Top-k left {num(chosen['kept_topk'])} tokens, top-p then {num(chosen['kept'])}; the drawn token "
@@ -116,5 +118,5 @@ def step(result: dict, i: int, top_p: float) -> None:
                  f"Os {len(chosen['texts'])} tokens mais prováveis antes de qualquer filtro, do melhor ao pior (1 é "
                  f"o argmax). O top-k deixou {num(chosen['kept_topk'])} tokens, o top-p depois {num(chosen['kept'])}; "
                  "o sorteado está em laranja. Cada etapa renormaliza o que sobra."))
-    cumulative = viz.cumulative_frame(chosen, chosen["texts"])
+    cumulative = viz.cumulative_frame(chosen, texts)
     exports.chart("sampling-cumulative", st, viz.cumulative_chart(cumulative, top_p, words, lang()), height=260)

@@ -10,6 +10,7 @@ from lab import tokens as lab
 from ui import exports, presentation
 from ui.cached import tokens as cached
 from ui.i18n import lang, num, t
+from ui.token_words import short
 from viz import tokens as viz
 
 
@@ -44,14 +45,18 @@ def tokens(pt: str, name: str, total: int, limit: int) -> None:
     """The first `limit` tokens of pt under encoding `name` (of `total`) as chips, and its costliest words."""
     st.subheader(t("The tokens", "Os tokens"))
     st.caption(t("Each chip is one token: its text (␣ is a space) over its id. Orange chips hold part of a "
-                 "UTF-8 character, shown as bytes such as \\xc3: here a single token is the subject, so its own "
-                 "bytes show (the other pages join such pieces back into the character).",
+                 "UTF-8 character, shown as its bytes, such as \"byte C3\" (the first half of ã, ç, é): here a "
+                 "single token is the subject, so its own bytes show (the other pages join such pieces back into "
+                 "the character). Hover a chip for its bytes.",
                  "Cada ficha é um token: o texto (␣ é um espaço) sobre o id. Fichas laranja guardam parte "
-                 "de um caractere UTF-8, mostrada em bytes como \\xc3: aqui o assunto é cada token, então "
-                 "aparecem os bytes dele (as outras páginas juntam esses pedaços de volta no caractere)."))
-    st.html(viz.token_chips(cached.chips(name, pt, limit), total=total, lang=lang()))
+                 "de um caractere UTF-8, mostrada pelos seus bytes, como \"byte C3\" (a primeira metade de ã, ç, "
+                 "é): aqui o assunto é cada token, então aparecem os bytes dele (as outras páginas juntam esses "
+                 "pedaços de volta no caractere). Passe o mouse numa ficha para ver os bytes."))
+    records = [r | {"text": short(r["text"])} for r in cached.chips(name, pt, limit)]  # a lone byte: "byte C3"
+    st.html(viz.token_chips(records, total=total, lang=lang()))
     st.subheader(t("The words that cost the most", "As palavras que mais custam"))
-    st.table(costliest := viz.costliest_frame(cached.costliest(pt, name, 10),
+    words = [r | {"pieces": [short(p) for p in r["pieces"]]} for r in cached.costliest(pt, name, 10)]
+    st.table(costliest := viz.costliest_frame(words,
                                               (t("word", "palavra"), "tokens", t("pieces", "pedaços"))))
     exports.table("costliest-words", st, costliest)
 
