@@ -146,15 +146,18 @@ def config(name_or_path: str):
     fossil = BY_NAME.get(name_or_path)
     if fossil is not None and fossil.hyper is not None:
         return classes[fossil.arch](**fossil.hyper)
-    folder = MODELS_DIR / name_or_path if fossil is not None else Path(name_or_path).expanduser()
+    try:  # a name too long for a file, "~nobody/x" (no such home), a NUL: not a folder either
+        folder = MODELS_DIR / name_or_path if fossil is not None else Path(name_or_path).expanduser()
+        is_dir = folder.is_dir()
+    except (OSError, RuntimeError, ValueError):
+        folder, is_dir = None, False
+    if not is_dir:
+        raise FossilError(f"unknown model {name_or_path!r}; known: {', '.join(BY_NAME)}, or a local Hugging Face "
+                          "folder", "unknown", name=name_or_path, known=list(BY_NAME))
     try:
         data = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        cls = classes[data.get("model_type")]
-        return cls.from_dict(data)
+        return classes[data.get("model_type")].from_dict(data)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        if fossil is None and not folder.is_dir():
-            raise FossilError(f"unknown model {name_or_path!r}; known: {', '.join(BY_NAME)}, or a local "
-                              "Hugging Face folder", "unknown", name=name_or_path, known=list(BY_NAME)) from None
         raise FossilError(f"{name_or_path}: no usable config.json of a GPT-1, GPT-2 or RoBERTa model",
                           "no_config", name=name_or_path) from None
 

@@ -148,3 +148,15 @@ def test_cli_json_is_the_same_table_and_bad_input_is_one_line(tmp_path):
                              text=True, cwd=ROOT)
         assert bad.returncode == 2 and not bad.stdout and bad.stderr.count("\n") == 1, (argv, bad.stderr)
         assert bad.stderr.startswith("lab: error: ")
+
+
+def test_the_bad_input_matrix_on_fossils():
+    """Every case of tests/bad_inputs.py and every garbage name as --model (always exit 2: none is a model),
+    every garbage number as --tokens (exit 0 with JSON, or exit 2 with one line)."""
+    from tests.bad_inputs import CASES
+    from tests.test_reliability_inputs_cli import EXTRA_NAMES, NUMBERS, sweep
+
+    n = sweep({"fossils --model": lambda v: ["fossils", "--json", "--model", v]}, CASES + EXTRA_NAMES, expect_2=True)
+    assert n == len(CASES) + len(EXTRA_NAMES)
+    assert sweep({"fossils --tokens": lambda v: ["fossils", "--json", "--tokens", v]},
+                 [(v, v) for v in NUMBERS]) == len(NUMBERS)

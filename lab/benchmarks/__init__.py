@@ -13,7 +13,7 @@ from collections.abc import Callable
 MODULES = ("lab.benchmarks.tokens", "lab.benchmarks.loading", "lab.benchmarks.attention", "lab.benchmarks.sampling",
            "lab.benchmarks.embeddings", "lab.benchmarks.lens", "lab.benchmarks.perplexity", "lab.benchmarks.detect",
            "lab.benchmarks.ceiling", "lab.benchmarks.code", "lab.benchmarks.fill", "lab.benchmarks.serving",
-           "lab.benchmarks.hosting", "lab.benchmarks.pages",
+           "lab.benchmarks.hosting", "lab.benchmarks.pages", "lab.benchmarks.fossils",
            "lab.benchmarks.class_readers")
 
 
