@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from lab import models
 from lab.attention import can_drop_mask
 from lab.causal import TROPHY
 from lab.models import registry
@@ -11,7 +10,7 @@ from ui.cached import attention as cached
 from ui.draw import attention as draw
 from ui.i18n import lang, t
 from ui.limits import offered
-from ui.model_loader import current_model, get_model
+from ui.model_loader import current_decoder
 from viz import attention as viz
 
 st.title(t("The causal mask, on and off", "A máscara causal, ligada e desligada"))
@@ -22,11 +21,7 @@ presentation.explain(t(
     "Um decoder soma −∞ a cada score acima da diagonal; depois do softmax, cada token dá peso exatamente "
     "zero aos tokens seguintes. Tire essa linha e você tem um encoder. Aqui o mesmo modelo roda com e sem "
     "ela; o modelo compartilhado em si nunca é alterado."))
-m = current_model()
-if m.kind != "decoder":
-    st.info(t(f"{m.name} is an encoder: it has no causal mask. Using the course decoder, {models.DEFAULT_OFFLINE}.",
-              f"{m.name} é um encoder: não tem máscara causal. Usando o decoder do curso, {models.DEFAULT_OFFLINE}."))
-    m = get_model(models.DEFAULT_OFFLINE)
+m = current_decoder("The causal mask", "A máscara causal")
 words, masks = cached.names(), [True, False] if can_drop_mask(m.model) else [True]  # GPT-1 keeps its mask
 text = widgets.Text("mask_text", t("Sentence", "Frase"), TROPHY[lang()][0], kind="text_input").draw()
 if text.strip():

@@ -75,5 +75,5 @@ st.subheader(t("The argument on the course models, unseen text", "O argumento no
 with st.spinner(t("Measuring the three course decoders…", "Medindo os três decoders do curso…")):
     rows = cached.course_table(max_n)
 draw.course_table(rows, max_n)
-draw.verdict(rows)
+draw.verdict(ceiling.verdict(rows))
 draw.published()

@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from lab import models
 from lab.detect import evaluation as detect_eval
 from lab.detect import scoring as detect
 from lab.errors import LabError
@@ -12,7 +11,8 @@ from ui.cached import detect as cached
 from ui.draw import detect as draw
 from ui.i18n import lang, t
 from ui.limits import offered, page_cut
-from ui.model_loader import current_model, get_model
+from ui.model_loader import current_decoder
+from ui.runs import detect as runs
 
 st.title(t("The detector", "O detector"))
 presentation.explain(t(
@@ -23,12 +23,7 @@ presentation.explain(t(
     "muito esperado; o de uma pessoa, menos. Essa diferença é tudo o que um detector de texto de IA feito com um "
     "modelo tem. Abaixo, a diferença token a token, depois medida num conjunto rotulado que o projeto montou: o que "
     "ele pega e quem ele acusa por engano."))
-m = current_model()
-if m.kind != "decoder":
-    st.info(t(f"The detector needs a decoder: {m.name} is an encoder. Using the course decoder, "
-              f"{models.DEFAULT_OFFLINE}.", f"O detector precisa de um decoder: {m.name} é um encoder. Usando o "
-              f"decoder do curso, {models.DEFAULT_OFFLINE}."))
-    m = get_model(models.DEFAULT_OFFLINE)
+m = current_decoder("The detector", "O detector")
 
 # Widgets: the text, the second model for Binoculars, the GLTR buckets; the score, threshold and prevalence below.
 texts = cached.samples(lang())
@@ -58,7 +53,7 @@ if not text.strip():
 # Data: this text's tokens and scores, then the evaluation set's scores (shipped for the course pair).
 try:  # the buckets colour this text; what is measured (the set, the scores compared with it) keeps GLTR's own
     view, scored = (cached.text_view(m.name, observer, text, b) for b in (buckets, detect.BUCKETS))
-    rows = cached.set_rows(m.name, observer, detect.BUCKETS, lambda: st.progress(0.0, text=t(
+    rows = runs.set_rows(m.name, observer, detect.BUCKETS, lambda: st.progress(0.0, text=t(
         "Scoring the evaluation set…", "Avaliando o conjunto de avaliação…")))
 except LabError as e:  # bad text, an observer with another tokenizer, a model that cannot be had
     st.warning(messages.text(e))
@@ -75,18 +70,19 @@ method = widgets.Choice("det_method", t("Score", "Escore"), [k for k in names if
 percentile = widgets.Slider("det_threshold", t("Threshold: flag what scores above this percentile of the human texts",
                                                "Limiar: acusar o que passar deste percentil dos textos humanos"),
                             1, 99, 95).draw()
-cut = cached.threshold(rows, method, percentile)
-draw.distribution(rows, method, detect_eval.flat(scored["scores"])[method], cut)
-r = draw.threshold_section(rows, method, cut)
+at = detect_eval.at_threshold(rows, method, percentile)
+draw.distribution(rows, at, detect_eval.flat(scored["scores"])[method])
+draw.threshold_section(at)
 prevalence = widgets.Slider("det_prevalence", t("Share of machine-written texts in the class (%)",
                                                 "Fração de textos escritos por máquina na turma (%)"), 1, 90, 10).draw()
-human_share = draw.base_rate(r, prevalence / 100)
+human_share = detect_eval.base_rate(at["tpr"], at["fpr"], prevalence / 100)
+draw.base_rate(human_share, prevalence / 100)
 
 st.subheader(t("Who gets flagged", "Quem é acusado"))
-rates = cached.flag_rates(rows, method, cut)
-draw.who_is_flagged(rates)
-draw.conclusion(detect_eval.evaluate(rows), method, r, rates, human_share)
+draw.who_is_flagged(at)
+evaluation = detect_eval.evaluate(rows)
+draw.conclusion(evaluation, at, human_share)
 with st.expander(t("Every score on the whole set (AUROC)", "Todos os escores no conjunto inteiro (AUROC)")):
-    draw.auroc_table(detect_eval.evaluate(rows))
+    draw.auroc_table(evaluation)
 st.subheader(t("Published figures", "Números publicados"))
 draw.published()

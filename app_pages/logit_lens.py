@@ -2,12 +2,12 @@
 
 import streamlit as st
 
-from lab import lens, models
+from lab import lens
 from ui import exports, messages, presentation, widgets
 from ui.cached import lens as cached
 from ui.draw import lens as draw
 from ui.i18n import lang, t
-from ui.model_loader import current_model, get_model
+from ui.model_loader import current_decoder
 from ui.token_words import short_array, worded, worded_array
 from viz import lens as viz
 
@@ -23,13 +23,7 @@ st.caption(t("A caveat: the early layers were never trained to be read this way,
              "translator trained for each layer (the \"tuned lens\") reads them better.",
              "Uma ressalva: as primeiras camadas nunca foram treinadas para serem lidas assim, então a lente é "
              "grosseira ali; um tradutor treinado para cada camada (a \"tuned lens\") as lê melhor."))
-m = current_model()
-if m.kind != "decoder":
-    st.info(t(f"The lens needs a decoder: {m.name} is an encoder, it does not predict the next token. Using the "
-              f"course decoder, {models.DEFAULT_OFFLINE}.",
-              f"A lente precisa de um decoder: {m.name} é um encoder, não prevê o próximo token. Usando o decoder "
-              f"do curso, {models.DEFAULT_OFFLINE}."))
-    m = get_model(models.DEFAULT_OFFLINE)
+m = current_decoder("The lens", "A lente")
 text = widgets.Text("lens_text", t("Text", "Texto"), t(lens.DEFAULT_TEXT["en"], lens.DEFAULT_TEXT["pt"]), height=80,
                     on_change=draw.reset_position).draw()
 if not text.strip():

@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from lab import models
 from lab.models import hosting
 from lab.serving import loadtest
 from ui import presentation, widgets
@@ -10,7 +9,7 @@ from ui.cached import serving as cached
 from ui.draw import serving as draw
 from ui.i18n import t
 from ui.messages import text as worded
-from ui.model_loader import current_model
+from ui.model_loader import current_decoder
 
 st.title(t("Serving the model over HTTP", "Servir o modelo por HTTP"))
 presentation.explain(t(
@@ -23,8 +22,7 @@ presentation.explain(t(
     "inicia `python -m lab serve` nesta máquina e o mede com `python -m lab loadtest`, o mesmo cliente que mede "
     "qualquer servidor compatível com a OpenAI."))
 
-m = current_model()
-model = m.name if m.kind == "decoder" else models.DEFAULT_OFFLINE
+model = current_decoder("Serving", "Servir o modelo").name
 draw.commands(model)
 if hosting.limits().hosted:
     st.info(t("This hosted demo starts no server: a server per reader would not fit its memory, and it must not "

@@ -17,7 +17,7 @@ import numpy as np
 from lab.attention import each_layer, run, stack
 from lab.errors import LabError
 from lab.models import context_of, kind_of
-from lab.text import encode, token_texts
+from lab.text import check_fits, encode, token_texts
 
 # The course's example, and a natural Portuguese pair. Portuguese drops the subject pronoun, and
 # if written it would already answer ("ele" = o troféu, "ela" = a mala); the adjective agrees too
@@ -126,9 +126,7 @@ def trophy(model, tokenizer, a: str, b: str, word: str = "it", causal: bool = Tr
         raise TrophyError(f"the sentences differ before {word!r} (token {i}: {ta[0]!r} vs {tb[0]!r}); "
                           "they must share every token up to and including the word", "differ",
                           word=word, token=i, a=ta[0], b=tb[0])
-    if (n := max(len(ids_a), len(ids_b))) > context_of(model.config):
-        raise TrophyError(f"{n} tokens is more than the model's context of {context_of(model.config)}", "too_long",
-                          tokens=n, context=context_of(model.config))
+    check_fits(max(len(ids_a), len(ids_b)), context_of(model.config), TrophyError)
     out = run(model, [ids_a, ids_b], causal=causal)
     per_layer = [float(np.abs(layer[0, :, pos, :] - layer[1, :, pos, :]).max())  # (H, T): the word's row
                  for layer in each_layer(out)]  # layer: (2, H, T, T)

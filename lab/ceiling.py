@@ -17,13 +17,16 @@ from __future__ import annotations
 import numpy as np
 
 from lab.errors import LabError
-from lab.models import kind_of
-from lab.perplexity import windows
+from lab.models import require_decoder
+from lab.perplexity import next_token
 from lab.text import encode
 
 MAX_N = 64
 LOGIT_ROWS = 256  # positions whose logits are held at once
 FORCED_CONTEXT = 128  # tokens of text before a forced token that the experiment keeps (bounded cost on big models)
+COURSE_DECODERS = ("course-gpt2-1x64", "course-gpt2-2x128", "course-gpt2")  # the course table's, smallest first
+COURSE_CHARS = 6_000  # the course table reads each unseen text's first 6,000 characters (as the page does)
+K = 16  # tokens followed after a forced one
 
 
 class CeilingError(LabError):
@@ -33,9 +36,7 @@ class CeilingError(LabError):
 
 def check(loaded, max_n: int = MAX_N) -> None:
     """CeilingError for an encoder or a max_n out of range."""
-    if kind_of(loaded.model.config) == "encoder":
-        raise CeilingError(f"{loaded.name} is an encoder (masked LM): it does not predict the next token",
-                           "encoder", model=loaded.name)
+    require_decoder(loaded, CeilingError, "the ceiling")
     if isinstance(max_n, bool) or not isinstance(max_n, int) or not 1 <= max_n <= 4096:
         raise CeilingError(f"max-n must be a whole number from 1 to 4,096, not {max_n}", "max_n", value=max_n)
 
@@ -44,15 +45,10 @@ def predictions(model, ids: list[int], context: int) -> np.ndarray:
     """The top-1 prediction for every token after the first: (n - 1,) ids, predictions[t - 1] for ids[t]."""
     import torch
 
-    x, out = torch.tensor(ids), np.empty(len(ids) - 1, dtype=np.int64)
-    head = model.get_output_embeddings()
-    with torch.inference_mode():
-        for w in windows(len(ids), context, max(1, context // 2)):
-            hidden = model.base_model(input_ids=x[None, w.begin:w.end]).last_hidden_state[0]  # (T, d)
-            rows = hidden[w.first - 1 - w.begin:w.end - 1 - w.begin]  # the states that predict ids[first:end]
-            for c in range(0, len(rows), LOGIT_ROWS):  # 256 x 50,257 logits at a time (51 MB), not the window's
-                part = rows[c:c + LOGIT_ROWS]
-                out[w.first - 1 + c:w.first - 1 + c + len(part)] = head(part).argmax(-1).numpy()
+    out = np.empty(len(ids) - 1, dtype=np.int64)
+    with torch.inference_mode():  # 256 x 50,257 logits at a time (51 MB), not the window's
+        for pos, logits in next_token(model, ids, context, normalise=None, rows=LOGIT_ROWS):
+            out[pos.numpy() - 1] = logits.argmax(-1).numpy()
     return out
 
 
@@ -87,7 +83,8 @@ def half_life(values: np.ndarray) -> int | None:
 
 
 def measure(loaded, ids: list[int], max_n: int = MAX_N) -> dict:
-    """The contract's numbers from ids: tokens, e, curve [{n, observed, predicted}], after_error, after_correct."""
+    """The contract's numbers from ids: tokens, e, curve [{n, observed, predicted}], after_error, after_correct;
+    half_observed and half_predicted, the first n where each curve falls below one half (None: not within max_n)."""
     check(loaded, max_n)
     if len(ids) < 2:
         raise CeilingError("the text is a single token: there is nothing to predict", "one_token")
@@ -95,10 +92,11 @@ def measure(loaded, ids: list[int], max_n: int = MAX_N) -> dict:
     e = float(1 - right.mean())
     seen = observed(right, max_n)
     after_error, after_correct = conditional(right)
-    return {"model": loaded.name, "tokens": len(right), "e": e,
-            "curve": [{"n": n, "observed": None if np.isnan(o) else float(o), "predicted": (1 - e) ** n}
-                      for n, o in zip(range(1, max_n + 1), seen, strict=True)],
-            "after_error": after_error, "after_correct": after_correct}
+    curve = [{"n": n, "observed": None if np.isnan(o) else float(o), "predicted": (1 - e) ** n}
+             for n, o in zip(range(1, max_n + 1), seen, strict=True)]
+    return {"model": loaded.name, "tokens": len(right), "e": e, "curve": curve,
+            "after_error": after_error, "after_correct": after_correct,
+            "half_observed": half_life(seen), "half_predicted": half_life([c["predicted"] for c in curve])}
 
 
 def ceiling(loaded, text: str, max_n: int = MAX_N) -> dict:
@@ -172,3 +170,46 @@ def unseen_texts() -> dict[str, str]:
     docs = json.loads((DATA / "course_unseen.json").read_text(encoding="utf-8"))["documents"]
     unique = list(dict.fromkeys((d["lang"], d["text"]) for d in docs))
     return {lang: "\n\n".join(text for code, text in unique if code == lang) for lang in ("en", "pt")}
+
+
+def course_row(loaded, text: str, max_n: int = MAX_N, k: int = K, measured: dict | None = None) -> dict:
+    """One row of the course table: a model on one text, its e, half-lives, conditional error rates, the
+    observed and predicted share of runs of 4 right tokens, and the forced-error experiment's error rates
+    (`measured`: ceiling(loaded, text, max_n), when already had)."""
+    r = measured if measured is not None else ceiling(loaded, text, max_n)
+    f = forced_summary(loaded, encode(loaded.tokenizer, text), k=k)
+    return {"model": loaded.name, "tokens": r["tokens"], "e": r["e"],
+            "half_observed": r["half_observed"], "half_predicted": r["half_predicted"],
+            "after_error": r["after_error"], "after_correct": r["after_correct"],
+            "observed_4": r["curve"][3]["observed"], "predicted_4": r["curve"][3]["predicted"],
+            "forced_without": f["error_without"], "forced_with": f["error_with"],
+            "forced_first_without": f["by_distance"]["without"][0], "forced_first_with": f["by_distance"]["with"][0]}
+
+
+def falls_with_size(rows: list[dict], order=COURSE_DECODERS) -> bool:
+    """True when each bigger model (later in `order`) has a lower e than the smaller one, in every language."""
+    for code in {r["lang"] for r in rows}:
+        es = [r["e"] for r in sorted((r for r in rows if r["lang"] == code), key=lambda r: order.index(r["model"]))]
+        if any(b >= a for a, b in zip(es, es[1:], strict=False)):
+            return False
+    return True
+
+
+def verdict(rows: list[dict], order=COURSE_DECODERS) -> dict:
+    """Where the simple argument holds on the course table's rows (course_row's, each with its "lang") and where
+    it does not: {"falls_with_size", "best": the row with the lowest e {"model", "lang", "e", "half_observed"},
+    "error_ratio": {"min", "max"} of after_error / after_correct, "dependence": "clusters" (every ratio above
+    1.02), "recovers" (every ratio below 0.98) or "none", "runs_of_4_above": pairs whose runs of 4 right tokens are
+    more frequent than (1 - e)^4, "pairs", "forced_first_points" and "forced_points": {"min", "max"}, the rise in
+    percentage points of the error of the next token and of the next k tokens after a forced wrong one}."""
+    best = min(rows, key=lambda r: r["e"])
+    ratio = [r["after_error"] / r["after_correct"] for r in rows if r["after_error"] and r["after_correct"]]
+    lift = [100 * (r["forced_with"] - r["forced_without"]) for r in rows]
+    first = [100 * (r["forced_first_with"] - r["forced_first_without"]) for r in rows]
+    dependence = "clusters" if min(ratio) > 1.02 else "recovers" if max(ratio) < 0.98 else "none"
+    return {"falls_with_size": falls_with_size(rows, order),
+            "best": {k: best[k] for k in ("model", "lang", "e", "half_observed")},
+            "error_ratio": {"min": min(ratio), "max": max(ratio)}, "dependence": dependence,
+            "runs_of_4_above": sum(r["observed_4"] > r["predicted_4"] for r in rows), "pairs": len(rows),
+            "forced_first_points": {"min": min(first), "max": max(first)},
+            "forced_points": {"min": min(lift), "max": max(lift)}}

@@ -21,7 +21,8 @@ import re
 import numpy as np
 
 from lab.errors import LabError
-from lab.models import context_of, kind_of
+from lab.models import context_of, kind_of, require_decoder
+from lab.text import check_fits
 
 MASK_FORMS = re.compile(r"<mask>|\[MASK\]")
 SPACE = "Ġ"  # byte-level BPE's space (a token of its own when a space stands alone)
@@ -60,10 +61,7 @@ def check_encoder(loaded) -> None:
 
 
 def _fits(loaded, ids: list[int]) -> None:
-    context = context_of(loaded.model.config)
-    if len(ids) > context:
-        raise FillError(f"the text is {len(ids):,} tokens, more than {loaded.name}'s context of {context:,}",
-                        "too_long", tokens=len(ids), context=context)
+    check_fits(len(ids), context_of(loaded.model.config), FillError, loaded.name)
 
 
 def _candidates(tokenizer, logits, top: int) -> list[dict]:
@@ -121,9 +119,7 @@ def check_pair(encoder, decoder, text: str) -> tuple[list[int], list[int]]:
     from lab.text import encode
 
     check_encoder(encoder)
-    if kind_of(decoder.model.config) != "decoder":
-        raise FillError(f"{decoder.name} is an encoder: compare an encoder with a decoder", "encoder",
-                        model=decoder.name)
+    require_decoder(decoder, FillError, "the comparison")
     if not text.strip():
         raise FillError("the text is empty", "empty")
     enc_ids, dec_ids = encode(encoder.tokenizer, text), encode(decoder.tokenizer, text)

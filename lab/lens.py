@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from lab.errors import LabError
-from lab.models import context_of, kind_of
-from lab.text import readable_texts, token_texts
+from lab.models import context_of, require_decoder
+from lab.text import check_fits, readable_texts, token_texts
 
 LENS_TYPES = ("gpt2", "openai-gpt")  # decoders whose head we know how to apply (final norm or none)
 CHUNK = 256  # positions read out at once: GPT-2's 1,024 tokens x 50,257 logits would be 206 MB per layer
@@ -45,9 +45,7 @@ class LensError(LabError):
 def check_model(model) -> None:
     """LensError unless the model is a decoder whose final norm and unembedding the lens knows."""
     mtype = model.config.model_type
-    if kind_of(model.config) != "decoder":
-        raise LensError(f"the lens reads a decoder's next-token predictions; {mtype} is an encoder", "encoder",
-                        model_type=mtype)
+    require_decoder(model, LensError, "the lens")
     if mtype not in LENS_TYPES:
         raise LensError(f"the lens knows GPT-2 and GPT-1, not {mtype}", "unsupported", model_type=mtype)
 
@@ -109,10 +107,7 @@ def lens(model, ids: list[int], top: int = 5, target: int | None = None) -> dict
     vocab = model.get_output_embeddings().weight.shape[0]
     if not ids:
         raise LensError("the text is empty", "empty_text")
-    if len(ids) > context_of(model.config):
-        context = context_of(model.config)
-        raise LensError(f"the text is {len(ids)} tokens; the model takes at most {context}", "too_long",
-                        n=len(ids), context=context)
+    check_fits(len(ids), context_of(model.config), LensError)
     if not 1 <= top <= vocab:
         raise LensError(f"--top must be between 1 and the vocabulary size {vocab}, not {top}", "top", top=top)
     if target is not None and not 0 <= target < vocab:

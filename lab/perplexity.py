@@ -73,6 +73,40 @@ def check_ids(ids: list[int], minimum: int = 2) -> None:
         raise PerplexityError("the text is a single token: there is nothing to predict", "one_token")
 
 
+def next_token(model, ids, context: int, stride: int | None = None, normalise: str | None = "log_softmax",
+               rows: int = LOGIT_ROWS, batch: int = 1, progress: Callable[[float], None] | None = None):
+    """The one windowed next-token loop (perplexity, the detector, the ceiling, the detector's set): hidden states
+    -> output head -> log-probabilities, a chunk of `rows` positions at a time. Yields (positions, values): every
+    token after the first, each once, with the distribution that predicts it, values (n, V), or (B, n, V) when
+    ids is a (B, T) batch of equal-length rows. `normalise`: "log_softmax", "softmax" or None (the raw logits).
+    Windows: windows(T, context, stride), stride half the context by default; with one sequence, `batch`
+    full-length windows go through the model at once. `progress(share)` after each forward pass. The caller runs
+    it under torch.inference_mode (a generator suspended inside that context would leave it on for the thread if
+    finalised out of order)."""
+    import torch
+
+    x = torch.as_tensor(ids)
+    one = x.dim() == 1
+    x = x[None] if one else x
+    fn = {"log_softmax": torch.log_softmax, "softmax": torch.softmax, None: None}[normalise]
+    plan = windows(x.shape[1], context, stride or max(1, context // 2))
+    full = [w for w in plan if w.end - w.begin == context] if one else []
+    groups = [full[i:i + batch] for i in range(0, len(full), batch)] + [[w] for w in plan if w not in full]
+    head, done = model.get_output_embeddings(), 0
+    for group in groups:
+        hidden = model.base_model(input_ids=torch.cat([x[:, w.begin:w.end] for w in group])).last_hidden_state
+        for row, w in enumerate(group):  # hidden: (len(group) x B, T, d)
+            h = hidden[row:row + 1] if one else hidden
+            for c in range(w.first, w.end, rows):
+                pos = torch.arange(c, min(c + rows, w.end))  # targets; the states at pos - 1 predict them
+                out = head(h[:, pos - 1 - w.begin]).float()
+                out = fn(out, dim=-1) if fn is not None else out
+                yield pos, out[0] if one else out
+        done += len(group)
+        if progress:
+            progress(done / len(plan))
+
+
 def token_nll(model, ids: list[int], stride: int, context: int,
               progress: Callable[[float], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(positions, nll): the tokens the guide's windows predict, each once, with its NLL in nats.
@@ -82,27 +116,11 @@ def token_nll(model, ids: list[int], stride: int, context: int,
     import torch
 
     check_ids(ids)
-    plan = windows(len(ids), context, stride)
     x = torch.tensor(ids)
     out = np.full(len(ids), np.nan)
-    head = model.get_output_embeddings()
-    full = [w for w in plan if w.end - w.begin == context]
-    groups = [full[i:i + BATCH] for i in range(0, len(full), BATCH)] + [[w] for w in plan if w.end - w.begin < context]
-    done = 0
     with torch.inference_mode():
-        for group in groups:
-            batch = torch.stack([x[w.begin:w.end] for w in group])  # (B, T)
-            hidden = model.base_model(input_ids=batch).last_hidden_state  # (B, T, d)
-            for row, w in enumerate(group):
-                pos = torch.arange(w.first, w.end)  # target positions in the text
-                h = hidden[row, pos - 1 - w.begin]  # the state that predicts each target: (n, d)
-                for c in range(0, len(pos), LOGIT_ROWS):
-                    logp = torch.log_softmax(head(h[c:c + LOGIT_ROWS]).float(), dim=-1)  # (n, V)
-                    got = logp.gather(1, x[pos[c:c + LOGIT_ROWS]][:, None])[:, 0]
-                    out[w.first + c: w.first + c + len(got)] = (-got).double().numpy()
-            done += len(group)
-            if progress:
-                progress(done / len(plan))
+        for pos, logp in next_token(model, x, context, stride, batch=BATCH, progress=progress):  # (n, V)
+            out[pos.numpy()] = (-logp.gather(1, x[pos][:, None])[:, 0]).double().numpy()
     positions = np.flatnonzero(~np.isnan(out))
     return positions, out[positions]
 

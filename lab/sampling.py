@@ -129,21 +129,16 @@ def uses_cache(model) -> bool:
 
 def _check_run(model, ids: list[int], max_new_tokens: int) -> None:
     """SamplingError for an encoder, a bad token count, or a prompt + tokens beyond the context."""
-    from lab.models import context_of, kind_of
+    from lab.models import context_of, require_decoder
+    from lab.text import check_fits
 
-    if kind_of(model.config) != "decoder":
-        raise SamplingError(f"sampling needs a decoder; {model.config.model_type} is an encoder (a masked LM "
-                            "fills in blanks, it does not continue text)", "encoder")
+    require_decoder(model, SamplingError, "sampling")
     if not ids:
         raise SamplingError("the prompt is empty", "empty_prompt")
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
         raise SamplingError(f"the number of new tokens must be a whole number >= 1, not {max_new_tokens}",
                             "max_new_tokens", value=max_new_tokens)
-    context = context_of(model.config)
-    if len(ids) + max_new_tokens > context:
-        raise SamplingError(f"the prompt is {len(ids)} tokens; with {max_new_tokens} new ones that is more than "
-                            f"the model's context of {context}", "too_long", tokens=len(ids),
-                            new=max_new_tokens, context=context)
+    check_fits(len(ids), context_of(model.config), SamplingError, new=max_new_tokens)
 
 
 def next_token(model, ids: list[int], temperature: float, top_k: int, top_p: float, top: int = NEXT_TOP) -> dict:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 from lab.errors import LabError
 
@@ -52,12 +53,18 @@ def token_texts(tokenizer, ids: list[int]) -> list[str]:
     return [tokenizer.convert_tokens_to_string([p]) for p in pieces]
 
 
-MARKS = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥"})
+MARKS = {" ": "␣", "\n": "↵", "\t": "⇥"}
+
+
+def visible(text: str) -> str:
+    """Whitespace and control characters made visible, the one way every page and chart shows them: space ␣,
+    newline ↵, tab ⇥, other control characters as \\xNN (so " king" and "king" differ)."""
+    return "".join(MARKS.get(c) or (f"\\x{ord(c):02x}" if unicodedata.category(c) == "Cc" else c) for c in text)
 
 
 def labels(texts: list[str]) -> list[str]:
-    """Axis labels that keep repeated tokens apart: position, then the token (space ␣, newline ↵, tab ⇥)."""
-    return [f"{i} {t.translate(MARKS)}" for i, t in enumerate(texts)]
+    """Axis labels that keep repeated tokens apart: position, then the token made visible."""
+    return [f"{i} {visible(t)}" for i, t in enumerate(texts)]
 
 
 
@@ -127,7 +134,7 @@ def readable_labels(tokenizer, ids: list[int]) -> list[str]:
     out = []
     for run in readable(tokenizer, ids):
         n = run["stop"] - run["start"]
-        out += [f"{run['start'] + k} {run['text'].translate(MARKS)}" + (f" ·{k + 1}/{n}" if n > 1 else "")
+        out += [f"{run['start'] + k} {visible(run['text'])}" + (f" ·{k + 1}/{n}" if n > 1 else "")
                 for k in range(n)]
     return out
 
@@ -177,3 +184,10 @@ def _printable_starting(run: bytes) -> list[str]:
             if len(found) == 3:
                 break
     return found
+def check_fits(tokens: int, context: int, error: type = LabError, model: str | None = None, new: int = 0) -> None:
+    """Raise `error` (reason "too_long", details: tokens, context, model, new) when `tokens` (plus `new` tokens
+    to generate) do not fit a model's context: the one check and the one message for every text too long."""
+    if tokens + new > context:
+        more = f" and {new:,} new ones" if new else ""
+        raise error(f"the text is {tokens:,} tokens{more}; {model or 'the model'} takes at most {context:,}",
+                    "too_long", tokens=tokens, context=context, model=model, new=new)

@@ -13,8 +13,8 @@ import time
 
 from lab import gpt2
 from lab.errors import LabError
-from lab.models import kind_of
-from lab.text import encode, token_texts
+from lab.models import require_decoder
+from lab.text import check_fits, encode, token_texts
 
 COLUMNS = 64  # columns of a step's values kept for the page (a row's norm is over all of them)
 TOP = 5
@@ -40,8 +40,7 @@ class TraceError(LabError):
 def check(loaded, layer: int = 0, head: int = 0) -> None:
     """TraceError unless the model is a GPT-2 this file can run and layer/head name one of its heads."""
     cfg = loaded.model.config
-    if kind_of(cfg) == "encoder":
-        raise TraceError(f"{loaded.name} is an encoder: lab.gpt2 runs GPT-2, a decoder", "encoder", model=loaded.name)
+    require_decoder(loaded, TraceError, "lab.gpt2 (GPT-2's code)")
     if cfg.model_type != "gpt2":
         raise TraceError(f"{loaded.name} is a {cfg.model_type} model, not GPT-2: this code runs GPT-2's "
                          "architecture only", "not_gpt2", model=loaded.name, model_type=cfg.model_type)
@@ -127,10 +126,7 @@ def reference_logits(loaded, ids: list[int]):
 def token_ids(loaded, text: str) -> list[int]:
     """The text's ids; TraceError when they do not fit in the context."""
     ids = encode(loaded.tokenizer, text)
-    context = loaded.model.config.n_positions
-    if len(ids) > context:
-        raise TraceError(f"the text is {len(ids):,} tokens, more than the context of {context:,}", "too_long",
-                         tokens=len(ids), context=context)
+    check_fits(len(ids), loaded.model.config.n_positions, TraceError, loaded.name)
     return ids
 
 

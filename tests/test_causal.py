@@ -181,7 +181,7 @@ def test_trophy_too_long_is_a_trophy_error_with_details(models):
     """Past the context: a TrophyError (the UI translates it from reason + details), not a bare ValueError."""
     m = models["gpt2"]
     long = "it was " + "very " * m.model.config.n_positions
-    with pytest.raises(causal.TrophyError, match="more than the model's context") as e:
+    with pytest.raises(causal.TrophyError, match="the model takes at most") as e:
         causal.trophy(m.model, m.tokenizer, long + "big.", long + "small.", "it")
     assert e.value.reason == "too_long" and e.value.details["context"] == m.model.config.n_positions
     assert e.value.details["tokens"] > m.model.config.n_positions

@@ -11,6 +11,7 @@ import torch
 from lab import ceiling
 from lab.cli import main
 from lab.models import load
+from lab.text import encode
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +108,9 @@ def test_cli_contract(tmp_path, capsys):
     f.write_text("The system keeps a list of the packages that are installed on it.", encoding="utf-8")
     assert main(["ceiling", "--json", "--model", "course-gpt2", "--file", str(f), "--max-n", "5"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"model", "tokens", "e", "curve", "after_error", "after_correct"}
+    assert set(out) == {"model", "tokens", "e", "curve", "after_error", "after_correct", "half_observed",
+                        "half_predicted"}
+    assert out["half_predicted"] == next((c["n"] for c in out["curve"] if c["predicted"] < 0.5), None)
     assert [c["n"] for c in out["curve"]] == [1, 2, 3, 4, 5] and set(out["curve"][0]) == {"n", "observed", "predicted"}
     assert main(["ceiling", "--json", "--model", "course-roberta", "--file", str(f)]) == 2
     assert main(["ceiling", "--json", "--file", str(f), "--max-n", "0"]) == 2
@@ -120,3 +123,50 @@ def test_logits_in_chunks_give_the_same_predictions(gpt2, monkeypatch):
     whole = ceiling.predictions(gpt2.model, ids, gpt2.context)
     monkeypatch.setattr(ceiling, "LOGIT_ROWS", 7)  # several chunks per window, a short last one
     assert ceiling.predictions(gpt2.model, ids, gpt2.context).tolist() == whole.tolist()
+
+
+def row(model, lang, e, after_error, after_correct, observed_4, forced=(0.5, 0.6), first=(0.4, 0.9)):
+    return {"model": model, "lang": lang, "e": e, "half_observed": 2, "after_error": after_error,
+            "after_correct": after_correct, "observed_4": observed_4, "predicted_4": (1 - e) ** 4,
+            "forced_without": forced[0], "forced_with": forced[1], "forced_first_without": first[0],
+            "forced_first_with": first[1]}
+
+
+def test_the_verdict_worked_by_hand():
+    small, mid, big = ceiling.COURSE_DECODERS
+    rows = [row(small, "en", 0.7, 0.8, 0.6, 0.01), row(mid, "en", 0.6, 0.7, 0.5, 0.03),
+            row(big, "en", 0.5, 0.6, 0.4, 0.05, forced=(0.4, 0.45), first=(0.3, 0.5)),
+            row(small, "pt", 0.75, 0.8, 0.7, 0.0), row(mid, "pt", 0.65, 0.7, 0.6, 0.02),
+            row(big, "pt", 0.55, 0.6, 0.5, 0.05)]
+    v = ceiling.verdict(rows)
+    assert v["falls_with_size"] and v["best"] == {"model": big, "lang": "en", "e": 0.5, "half_observed": 2}
+    # after an error / after a right token: 0.8/0.6, 0.7/0.5, 0.6/0.4, 0.8/0.7, 0.7/0.6, 0.6/0.5: all above 1
+    assert v["dependence"] == "clusters" and v["error_ratio"] == pytest.approx({"min": 0.8 / 0.7, "max": 1.5})
+    # (1 - e)^4: 0.0081, 0.0256, 0.0625, 0.0039, 0.0150, 0.0410: observed above it in 4 of 6
+    assert (v["runs_of_4_above"], v["pairs"]) == (4, 6)
+    assert v["forced_points"] == pytest.approx({"min": 5, "max": 10})
+    assert v["forced_first_points"] == pytest.approx({"min": 20, "max": 50})
+    rows[4]["e"] = 0.8  # the middle model worse than the small one in Portuguese
+    assert not ceiling.verdict(rows)["falls_with_size"]
+    for r in rows:
+        r["after_error"], r["after_correct"] = 0.3, 0.6
+    assert ceiling.verdict(rows)["dependence"] == "recovers"
+    rows[0]["after_error"] = 0.7  # one pair clusters (ratio 1.17), the others recover (0.5)
+    assert ceiling.verdict(rows)["dependence"] == "none"
+
+
+def test_cli_course_prints_the_pages_table_and_verdict(capsys, monkeypatch):
+    texts = {"en": "The package manager keeps a list of the packages installed on the system. " * 3,
+             "pt": "O gerenciador de pacotes guarda uma lista dos pacotes instalados no sistema. " * 3}
+    monkeypatch.setattr(ceiling, "unseen_texts", lambda: texts)
+    assert main(["ceiling", "--json", "--course", "--max-n", "8"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(r["model"], r["lang"]) for r in out["rows"]] == [(n, code) for n in ceiling.COURSE_DECODERS
+                                                               for code in ("en", "pt")]
+    m = load("course-gpt2")
+    assert out["rows"][4]["e"] == pytest.approx(ceiling.measure(m, encode(m.tokenizer, texts["en"]), 8)["e"])
+    assert out["verdict"] == ceiling.verdict(out["rows"])
+    assert main(["ceiling", "--json", "--course", "--file", "x.txt"]) == 2
+    assert main(["ceiling", "--json"]) == 2
+    assert main(["ceiling", "--json", "--course", "--max-n", "3"]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 3

@@ -73,7 +73,7 @@ def test_sample_json_is_generate_with_the_same_seed(capsys, tiny_model_dirs):
     (["next", "--top", "0"], "--top must be at least 1"),
     (["sample", "--seed", "1", "--max-new-tokens", "0"], "--max-new-tokens must be at least 1"),
     (["sample", "--seed", "1", "--max-new-tokens", "-2"], "--max-new-tokens must be at least 1"),
-    (["sample", "--seed", "1", "--max-new-tokens", "60"], "context of 64"),
+    (["sample", "--seed", "1", "--max-new-tokens", "60"], "takes at most 64"),
     (["sample", "--seed", "-1", "--max-new-tokens", "3"], "the seed must be"),
     (["sample", "--seed", str(2**64), "--max-new-tokens", "3"], "the seed must be"),
 ])

@@ -10,7 +10,7 @@ import threading
 import numpy as np
 import pytest
 import torch
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import confusion_matrix, roc_auc_score, roc_curve
 
 from lab.cli import main
 from lab.course import fingerprint
@@ -194,6 +194,36 @@ def test_groups_pair_machine_texts_with_their_humans():
     assert g["generator:g"].tolist() == [True, True, True, True]
 
 
+def test_at_threshold_is_what_the_page_shows_worked_by_hand_and_by_scikit_learn():
+    """Four human and four machine texts; mean_log_rank reads low for machine text (oriented = -value)."""
+    rows = [{"label": lab, "lang": lang, "band": band, "setting": setting, "generator": "g" if setting else None,
+             "mean_log_rank": v}
+            for lab, lang, band, setting, v in [
+                ("human", "en", "short", None, 3.0), ("human", "en", "long", None, 2.0),
+                ("human", "pt", "short", None, 1.5), ("human", "pt", "long", None, 1.0),
+                ("machine", "en", "short", "greedy", 0.5), ("machine", "en", "long", "pure", 2.5),
+                ("machine", "pt", "short", "greedy", 0.8), ("machine", "pt", "long", "pure", 1.2)]]
+    at = detect_eval.at_threshold(rows, "mean_log_rank", 50, prevalence=0.1)
+    # Human oriented scores -3, -2, -1.5, -1: their median is -1.75; flagged: -1.5, -1 (people), -0.5, -0.8, -1.2
+    assert at["threshold"] == -1.75 and at["score_threshold"] == 1.75
+    labels, flagged = [r["label"] == "machine" for r in rows], [r["mean_log_rank"] <= 1.75 for r in rows]
+    (tn, fp), (fn, tp) = confusion_matrix(labels, flagged)
+    assert (at["tp"], at["fp"], at["fn"], at["tn"]) == (tp, fp, fn, tn) == (3, 2, 1, 2)
+    assert at["tpr"] == 0.75 and at["fpr"] == 0.5
+    # Bayes by hand: of 1,000 texts, 100 machine (75 caught), 900 human (450 flagged): 450 / 525 were people's.
+    assert at["flagged_human_share"] == pytest.approx(450 / 525)
+    fpr, tpr, _ = roc_curve(labels, [-r["mean_log_rank"] for r in rows], drop_intermediate=False)
+    assert at["roc"]["fpr"] == pytest.approx(fpr.tolist()) and at["roc"]["tpr"] == pytest.approx(tpr.tolist())
+    assert at["auroc"] == pytest.approx(roc_auc_score(labels, [-r["mean_log_rank"] for r in rows]))
+    g = at["by_group"]  # people wrongly flagged per language and band; machine texts caught per setting
+    assert g["lang:en"] == {"rate": "fpr", "value": 0.0, "texts": 2}
+    assert g["lang:pt"] == {"rate": "fpr", "value": 1.0, "texts": 2}
+    assert g["length:short"] == {"rate": "fpr", "value": 0.5, "texts": 2}
+    assert g["setting:greedy"] == {"rate": "tpr", "value": 1.0, "texts": 2}
+    assert g["setting:pure"] == {"rate": "tpr", "value": 0.5, "texts": 2}
+    assert g["generator:g"] == {"rate": "tpr", "value": 0.75, "texts": 4}
+
+
 def test_the_shared_model_is_never_changed_by_many_threads(gpt2, gpt1):
     before = {k: v.clone() for k, v in gpt2.model.state_dict().items()}
     config = gpt2.model.config.to_dict()
@@ -282,6 +312,14 @@ def test_cli_detect_eval_contract(capsys, monkeypatch):
     assert out["methods"]["mean_log_rank"]["auroc"] == pytest.approx(
         roc_auc_score(labels, [-r["mean_log_rank"] for r in rows]))
     assert not math.isnan(out["methods"]["binoculars"]["by_group"]["setting:greedy"])
+    at = out["at_threshold"]  # what the page shows by default: fast_detectgpt at the 95th percentile, 10 % machine
+    assert (at["method"], at["percentile"], at["prevalence"]) == ("fast_detectgpt", 95, 0.1)
+    want = detect_eval.at_threshold(rows, "fast_detectgpt", 95, 0.1)
+    assert {k: v for k, v in at.items() if k not in ("roc", "by_group")} == pytest.approx(
+        {k: v for k, v in want.items() if k not in ("roc", "by_group")})
+    assert at["by_group"] == {g: v | {"value": pytest.approx(v["value"])} for g, v in want["by_group"].items()}
+    fpr, tpr, _ = roc_curve(labels, [r["fast_detectgpt"] for r in rows], drop_intermediate=False)
+    assert at["roc"]["fpr"] == pytest.approx(fpr.tolist()) and at["roc"]["tpr"] == pytest.approx(tpr.tolist())
 
 
 def test_batched_set_scores_equal_one_text_at_a_time_and_the_shipped_rows(gpt2):

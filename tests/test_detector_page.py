@@ -37,12 +37,16 @@ def test_english_page_shows_the_labs_numbers(fresh_caches, course_rows):
     assert at.title[0].value == "The detector"
     y = np.array([r["label"] == "machine" for r in course_rows])
     s = detect_eval.oriented("fast_detectgpt", [r["fast_detectgpt"] for r in course_rows])
-    r = detect_eval.rates(y, s, float(np.percentile(s[~y], 95)))  # the default: 95th percentile of the human texts
+    r = detect_eval.at_threshold(course_rows, "fast_detectgpt", 95)  # the default: 95th percentile of the humans
     assert abs(r["fpr"] - 0.05) <= 1 / (~y).sum()  # about 5 % of the human texts, within one text
     assert metrics(at) == {"machine texts caught (TPR)": f"{100 * r['tpr']:.1f} %",
                            "human texts flagged (FPR)": f"{100 * r['fpr']:.1f} %"}
     auroc = next(d.value for d in at.dataframe if "AUROC" in d.value.columns)
     want = roc_auc_score(y, s)
+    assert r["auroc"] == pytest.approx(want)
+    who = next(d.value for d in at.dataframe if "group" in d.value.columns).set_index("group")
+    assert who.loc["English", "%"] == f"{100 * r['by_group']['lang:en']['value']:.1f}"
+    assert who.loc["Portuguese", "%"] == f"{100 * r['by_group']['lang:pt']['value']:.1f}"
     assert auroc.set_index("score").loc["Fast-DetectGPT (Bao et al. 2024)", "AUROC"] == f"{want:.3f}"
     # The default text is the project's own English passage; its tokens and ranks are lab.detect.scoring's.
     written = next(t for t in detect_set.load()["texts"] if t["source"] == "written-by-the-project")

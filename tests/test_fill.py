@@ -171,7 +171,7 @@ def test_cli_contracts(capsys):
     (["--model", "course-gpt2", "--text", "a <mask>"], "is a decoder"),
     (["--text", "instal<mask> it"], "inside a word"),
     (["--text", "<mask>s are"], "inside a word"),
-    (["--text", "a <mask> " + "b " * 300], "more than course-roberta's context of 256"),
+    (["--text", "a <mask> " + "b " * 300], "course-roberta takes at most 256"),
     (["--compare", "course-roberta", "--text", "hi"], "is an encoder"),
     (["--text", " \n "], "empty"),
 ])

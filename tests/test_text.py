@@ -67,3 +67,42 @@ def test_token_bytes_agree_with_tiktoken_for_gpt2():
     s = "O troféu não coube na mala 😀 atualizações"
     ids = enc.encode(s)
     assert text.token_bytes(tok, ids) == [enc.decode_single_token_bytes(i) for i in ids]
+
+
+def test_visible_marks_whitespace_and_control_characters_the_one_way():
+    """Worked by hand: space, newline and tab as marks; NUL, carriage return and DEL as their code points."""
+    assert text.visible(" king\n\tna\x00o\r\x7f é") == "␣king↵⇥na\\x00o\\x0d\\x7f␣é"
+    assert text.labels([" a", "b\n"]) == ["0 ␣a", "1 b↵"]
+
+
+def test_one_check_and_one_message_for_a_text_too_long_whichever_module_raises_it():
+    from lab import causal, fill, sampling, trace
+    from ui import messages
+
+    errors = (causal.TrophyError, fill.FillError, sampling.SamplingError, trace.TraceError, LabError)
+    text.check_fits(64, 64)  # fits exactly
+    raised = []
+    for error in errors:
+        with pytest.raises(error) as e:
+            text.check_fits(1_200, 1_024, error, model="gpt2")
+        raised.append(e.value)
+    assert {(e.reason, str(e), tuple(sorted(e.details.items()))) for e in raised} == {
+        ("too_long", "the text is 1,200 tokens; gpt2 takes at most 1,024",
+         (("context", 1024), ("model", "gpt2"), ("new", 0), ("tokens", 1200)))}
+    assert {messages.text(e) for e in raised} == {"The text is 1,200 tokens; gpt2 takes at most 1,024."}
+    with pytest.raises(LabError, match="60 tokens and 10 new ones; the model takes at most 64"):
+        text.check_fits(60, 64, new=10)
+
+
+def test_require_decoder_refuses_an_encoder_with_one_reason(tiny_model_dirs):
+    from lab.ceiling import CeilingError
+    from lab.models import load, require_decoder
+
+    encoder, decoder = load(str(tiny_model_dirs["roberta"])), load(str(tiny_model_dirs["gpt2"]))
+    require_decoder(decoder, CeilingError, "the ceiling")
+    require_decoder(decoder.model)
+    with pytest.raises(CeilingError, match="the ceiling needs a decoder") as e:
+        require_decoder(encoder, CeilingError, "the ceiling")
+    assert e.value.reason == "encoder" and e.value.details == {"model": encoder.name}
+    with pytest.raises(LabError, match="roberta is an encoder"):  # a bare transformers model: its type names it
+        require_decoder(encoder.model)

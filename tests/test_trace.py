@@ -197,7 +197,7 @@ def test_cli_contract(capsys):
     (["--model", "course-roberta", "--text", "hi"], "encoder"),
     (["--text", "hi", "--layer", "4"], "layer must be from 0 to 3"),
     (["--text", "hi", "--head", "8"], "head must be from 0 to 7"),
-    (["--text", "a " * 600], "more than the context of 256"),
+    (["--text", "a " * 600], "takes at most 256"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(args, words, capsys):
     assert main(["trace", "--json", *args]) == 2

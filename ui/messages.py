@@ -2,7 +2,8 @@
 
 Lab errors (lab.errors.LabError) and a link's unusable values (ui.url_codecs.LinkValueError) carry a
 reason code and the details their message needs. `text(e)` looks the pair up, walking the error's
-classes (ModelNotOffered is a ModelUnavailable; a class's "*" entry covers its other reasons), and writes
+classes (ModelNotOffered is a ModelUnavailable; LabError's "too_long" covers every module's), then their "*"
+entries (a class's "*" covers its other reasons), and writes
 the message from the details (plus "message": the error's own English line); where the table's English
 is None the English is the error's own line, the one the CLI prints. An error the
 table does not know, or one raised without the details its reason promises, reads as its own line.
@@ -30,6 +31,13 @@ def _not_offered(d: dict) -> tuple[str, str]:
             "(`streamlit run app.py`) for every model.",
             f"Esta demonstração hospedada não oferece {name}; ela oferece {offered}. Rode o app na sua máquina "
             "(`streamlit run app.py`) para ter todos os modelos.")
+
+
+def _too_long(d: dict) -> tuple[str, str]:
+    new_en, new_pt = (f" and {num(d['new'])} new ones", f" e {num(d['new'])} novos") if d["new"] else ("", "")
+    return (f"The text is {num(d['tokens'])} tokens{new_en}; {d['model'] or 'the model'} takes at most "
+            f"{num(d['context'])}.", f"O texto tem {num(d['tokens'])} tokens{new_pt}; {d['model'] or 'o modelo'} "
+            f"aceita no máximo {num(d['context'])}.")
 
 
 MODEL: dict[tuple[str, str], Words] = {
@@ -71,8 +79,6 @@ PAGES: dict[tuple[str, str], Words] = {
     ("TrophyError", "differ"): lambda d: (None, (
         f"as frases divergem antes de {d['word']!r} (token {d['token']}: {d['a']!r} vs {d['b']!r}); "
         "elas precisam ter os mesmos tokens até a palavra, inclusive")),
-    ("TrophyError", "too_long"): lambda d: (
-        None, f"{num(d['tokens'])} tokens é mais do que o contexto do modelo ({num(d['context'])} tokens)"),
     ("LensError", "*"): lambda d: (f"This target cannot be followed ({d['message']}).",
                                    f"Não dá para seguir este alvo ({d['message']})."),
     ("LensError", "target_tokens"): lambda d: (
@@ -131,9 +137,6 @@ PAGES: dict[tuple[str, str], Words] = {
         f"{d['model']} é um decoder: ele continua um texto, não preenche uma lacuna no meio."),
     ("FillError", "encoder"): lambda d: (f"{d['model']} is an encoder: compare the encoder with a decoder.",
                                          f"{d['model']} é um encoder: compare o encoder com um decoder."),
-    ("FillError", "too_long"): lambda d: (
-        f"The text is {num(d['tokens'])} tokens, more than the context of {num(d['context'])}.",
-        f"O texto tem {num(d['tokens'])} tokens, mais que o contexto de {num(d['context'])}."),
     ("FillError", "tokenizer"): lambda d: (
         f"{d['encoder']} and {d['decoder']} split this text differently (from token {d['position']} on): pick a "
         "decoder that shares the encoder's tokenizer (the course pair, or roberta-base with a GPT-2).",
@@ -146,9 +149,7 @@ PAGES: dict[tuple[str, str], Words] = {
         f"{d['host']} não é um endereço de loopback: a página só mede servidores nesta máquina."),
     ("LoadTestError", "bounds"): lambda d: (f"{d['what']} must be from {d['low']} to {d['high']}.",
                                             f"{d['what']} deve ir de {d['low']} a {d['high']}."),
-    ("TraceError", "too_long"): lambda d: (
-        f"The text is {num(d['tokens'])} tokens, more than the context of {num(d['context'])}.",
-        f"O texto tem {num(d['tokens'])} tokens, mais que o contexto de {num(d['context'])}."),
+    ("LabError", "too_long"): _too_long,  # lab.text.check_fits, whichever module raised it
 }
 
 LINKS: dict[tuple[str, str], Words] = {
@@ -172,7 +173,7 @@ TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS
 def text(e: Exception) -> str:
     """e in the reader's language (see the module docstring)."""
     reason = getattr(e, "reason", "")
-    keys = [(c.__name__, r) for c in type(e).__mro__ for r in (reason, "*")]
+    keys = [(c.__name__, r) for r in (reason, "*") for c in type(e).__mro__]
     words = next((TABLE[k] for k in keys if k in TABLE), None)
     if words is None:
         return str(e)

@@ -125,3 +125,15 @@ def current_model() -> Loaded:
         st.error(t(f"The offline model is unavailable too: {e}",
                    f"O modelo offline também não está disponível: {messages.text(e)}"))
         st.stop()
+
+
+def current_decoder(needs_en: str, needs_pt: str) -> Loaded:
+    """The sidebar's model when it is a decoder; otherwise the course decoder, with a notice that says so (the
+    pages that read next-token predictions). `needs_*`: what needs the decoder, in each language ("The lens")."""
+    m = current_model()
+    if m.kind == "decoder":
+        return m
+    st.info(t(f"{needs_en} needs a decoder, a model that predicts the next token: {m.name} is an encoder. Using the "
+              f"course decoder, {DEFAULT_OFFLINE}.", f"{needs_pt} precisa de um decoder, um modelo que prevê o "
+              f"próximo token: {m.name} é um encoder. Usando o decoder do curso, {DEFAULT_OFFLINE}."))
+    return get_model(DEFAULT_OFFLINE)

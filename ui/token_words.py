@@ -5,7 +5,7 @@ are for tokens drawn one by one: a prediction, a candidate, a neighbour."""
 
 from __future__ import annotations
 
-from lab.text import MARKS, byte_pieces, byte_run
+from lab.text import byte_pieces, byte_run, visible
 from ui.i18n import t
 
 
@@ -33,7 +33,7 @@ def worded(text: str, marked: bool = False) -> str:
     """A token's own text (lab.text.token_texts' form) with each run of lone bytes in words: "\\xc3" ->
     "byte C3 (first half of ã, ç, é…)" (its spaces no-break spaces); " \\xc3" keeps its space. Other text is
     returned as it is. `marked`: the token's own spaces, newlines and tabs shown as ␣ ↵ ⇥ too."""
-    return "".join((p.translate(MARKS) if marked else p) if isinstance(p, str) else _run_words(p).replace(" ", NBSP)
+    return "".join((visible(p) if marked else p) if isinstance(p, str) else _run_words(p).replace(" ", NBSP)
                    for p in byte_pieces(text))
 
 

@@ -12,6 +12,7 @@ import math
 import altair as alt
 import pandas as pd
 
+from lab.text import visible
 from viz.format import localized
 
 # Titles and role names; pages pass their own (translated) `names` to override any.
@@ -59,11 +60,6 @@ def label_places(px, py, labels, roles, size: int) -> list[tuple]:
                 break
         placed[i] = best or _box(px[i], py[i], 9, 0, width)
     return [placed[i] for i in range(len(labels))]
-
-
-def visible(token: str) -> str:
-    """A token as a label: spaces as ␣, newlines as ↵, tabs as ⇥ (so " king" and "king" differ)."""
-    return token.translate(str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥"}))
 
 
 def results_frame(results: list[dict]) -> pd.DataFrame:

@@ -18,12 +18,12 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from lab.text import visible
 from viz.format import localized, written
 
 GRID_MAX = 16  # positions one grid shows at once (it fits 1,280 px); longer texts get a window and a note
 CELL_W, CELL_H = 44, 22  # pixels per cell: room for a short token
 CELL_CHARS = 6  # token characters printed in a cell (the tooltip has them all)
-MARKS = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥"})
 # Axis, legend and tooltip titles; pages pass their own (translated) `names` to override any.
 NAMES = {"layer": "layer", "position": "position", "input": "input token", "top": "top token",
          "p": "probability", "embeddings": "embeddings", "rank": "rank of the target",
@@ -35,11 +35,6 @@ def _names(names: dict | None) -> dict:
     return {**NAMES, **(names or {})}
 
 
-def shown(token: str) -> str:
-    """A token with its spaces, newlines and tabs made visible (␣ ↵ ⇥)."""
-    return token.translate(MARKS)
-
-
 def prob_text(p: float, lang: str = "en") -> str:
     """A probability in three significant figures (0.334, 2.1e-05), with a decimal comma in Portuguese."""
     return written(f"{p:.3g}", lang)
@@ -47,7 +42,7 @@ def prob_text(p: float, lang: str = "en") -> str:
 
 def _short(token: str, n: int = CELL_CHARS) -> str:
     """A visible token cut to n characters (an ellipsis when cut) for a cell."""
-    text = shown(token)
+    text = visible(token)
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
@@ -64,12 +59,12 @@ def grid_frame(top_tokens: np.ndarray, top_p: np.ndarray, labels: list[str], off
     layer, col = np.divmod(np.arange(n_layer * width), width)
     p = top_p[layer, col, 0].astype(np.float64)
     frame = pd.DataFrame({"layer": layer, "position": col + offset, "input": [labels[c] for c in col],
-                          "top": [shown(top_tokens[r, c, 0]) for r, c in zip(layer, col, strict=True)],
+                          "top": [visible(top_tokens[r, c, 0]) for r, c in zip(layer, col, strict=True)],
                           "text": [_short(top_tokens[r, c, 0]) if cells is None else _short(cells[r, c], 7)
                                    for r, c in zip(layer, col, strict=True)],
                           "p": p, "ink": np.where(p > 0.55, "#ffffff", "#111111")})
     for j in range(k):
-        frame[f"guess{j + 1}"] = [f"{shown(top_tokens[r, c, j])}   {written(f'{top_p[r, c, j]:.3f}', lang)}"
+        frame[f"guess{j + 1}"] = [f"{visible(top_tokens[r, c, j])}   {written(f'{top_p[r, c, j]:.3f}', lang)}"
                                   for r, c in zip(layer, col, strict=True)]
     return frame
 

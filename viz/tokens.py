@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 import html
-import unicodedata
 
 import altair as alt
 import pandas as pd
 
+from lab.text import visible
 from viz.format import localized, number
 
 # Soft backgrounds that alternate between neighbouring chips so token borders are easy to see.
 PALETTE = ("#dbeafe", "#dcfce7", "#fef3c7", "#fce7f3", "#e0e7ff")
 SPLIT_COLOUR = "#fed7aa"  # a token holding part of a UTF-8 character
 METRICS = ("tokens", "words", "chars", "tokens_per_word", "chars_per_token")
-
-
-def visible(text: str) -> str:
-    """Whitespace and control characters made visible: space ␣, newline ↵, tab ⇥, others as \\xNN."""
-    marks = {" ": "␣", "\n": "↵", "\t": "⇥"}
-    return "".join(marks.get(c) or (f"\\x{ord(c):02x}" if unicodedata.category(c) == "Cc" else c)
-                   for c in text)
 
 
 def costs_frame(costs: dict[str, dict], labels: dict[str, str] | None = None, lang: str = "en") -> pd.DataFrame:

@@ -10,8 +10,8 @@ tokens, ~0.4 GB of JSON) it refuses with exit 2 unless --max-floats allows more.
 
 from __future__ import annotations
 
-from lab.cli import CliError, print_json, print_table, read_text, text_arg
-from lab.cli.common import add_model_argument, load_model_arg
+from lab.cli import CliError, print_json, print_table, text_arg
+from lab.cli.args import add_model_argument, add_text_arguments, fits, load_model_arg, the_text
 
 MAX_FLOATS = 20_000_000  # attention --json refuses bigger arrays unless --max-floats says otherwise
 
@@ -20,9 +20,7 @@ def register(sub) -> None:
     """Add the `attention` and `trophy` commands."""
     p = sub.add_parser("attention", help="attention weights [layer, head, query, key] of one text")
     add_model_argument(p)
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--text", type=text_arg, metavar="TEXT", help="the text")
-    src.add_argument("--file", metavar="FILE", help="read the text from a UTF-8 file ('-' = stdin)")
+    add_text_arguments(p)
     p.add_argument("--no-causal", action="store_true", help="run a decoder without its causal mask")
     p.add_argument("--json", action="store_true", help="print JSON (the full array)")
     p.add_argument("--max-floats", type=int, default=MAX_FLOATS, metavar="N",
@@ -45,13 +43,10 @@ def run_attention(args) -> int:
     from lab import attention as lab
     from lab.text import encode, labels, token_texts
 
-    text = args.text if args.text is not None else read_text(args.file)
-    if not text.strip():
-        raise CliError("the text is empty")
+    text = the_text(args)
     loaded = load_model_arg(args.model)
     ids = encode(loaded.tokenizer, text)
-    if len(ids) > loaded.context:
-        raise CliError(f"the text is {len(ids)} tokens; {loaded.name} takes at most {loaded.context}")
+    fits(len(ids), loaded)
     floats = loaded.n_layer * loaded.n_head * len(ids) ** 2
     if args.json and floats > args.max_floats:
         raise CliError(f"{len(ids)} tokens make {floats:,} attention weights ({loaded.n_layer} layers x "

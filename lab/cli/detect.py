@@ -1,21 +1,26 @@
 """`python -m lab detect | detect-eval | detect-set`: a language model read as an AI-text detector (chapter 12).
 
     python -m lab detect --json --model M --file F [--observer O]
-    python -m lab detect-eval --json [--model M ...] [--observer O]
+    python -m lab detect-eval --json [--model M ...] [--observer O] [--method S] [--percentile P] [--prevalence P]
     python -m lab detect-set [--out lab/data/detect_set.json]
 
 `detect` prints {"model", "tokens": [{"id", "token", "rank", "logprob", "entropy"}], "scores":
 {"mean_logprob", "mean_log_rank", "fast_detectgpt", "gltr": {"top10", "top100", "top1000", "rest"},
 "binoculars" (only with --observer)}}: every token but the first (it has no context), natural logs;
 --model is Binoculars' performer. `detect-eval` scores the shipped evaluation set and prints
-{"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc}}}} (several --model:
+{"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc}}}, "at_threshold": what the
+detector page shows for --method at --percentile (lab.detect.evaluation.at_threshold: the threshold, its
+confusion matrix, TPR, FPR, AUROC, ROC, per-group rates, the base rate at --prevalence)} (several --model:
 {"results": [one table per model]}). See lab/detect/scoring.py and lab/detect/evaluation.py for the methods.
 """
 
 from __future__ import annotations
 
+import argparse
+
 from lab.cli import CliError, print_json, print_table, read_text
-from lab.cli.common import add_model_argument, load_model_arg
+from lab.cli.args import add_model_argument, load_model_arg
+from lab.detect.scoring import MACHINE_HIGH
 
 
 def register(sub) -> None:
@@ -32,10 +37,25 @@ def register(sub) -> None:
     p.add_argument("--observer", metavar="NAME_OR_DIR", help="a second decoder with the same tokenizer: Binoculars")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--save", action="store_true", help="also ship the rows for the page (lab/data/detect_scores.json)")
+    p.add_argument("--method", default="fast_detectgpt", choices=list(MACHINE_HIGH),
+                   help="the score read at a threshold, as the page shows it (default fast_detectgpt)")
+    p.add_argument("--percentile", type=_percent(1, 99), default=95, metavar="P", help="flag what scores above this "
+                   "percentile of the human texts (1-99, default 95: about 5 %% of them wrongly flagged)")
+    p.add_argument("--prevalence", type=_percent(1, 90), default=10, metavar="P",
+                   help="share of machine-written texts, in %%, for the base rate (1-90, default 10)")
     p.set_defaults(run=run_eval)
     p = sub.add_parser("detect-set", help="rebuild the detector's evaluation set (needs apt-get and dpkg)")
     p.add_argument("--out", default=None, metavar="FILE", help="where to write it (default lab/data/detect_set.json)")
     p.set_defaults(run=run_set)
+
+
+def _percent(low: int, high: int):
+    """An argparse type: a whole number from low to high."""
+    def parse(value: str) -> int:
+        if not value.strip().isdigit() or not low <= int(value) <= high:
+            raise argparse.ArgumentTypeError(f"a whole number from {low} to {high}, not {value!r}")
+        return int(value)
+    return parse
 
 
 def _loaded_pair(model: str, observer: str | None):
@@ -87,8 +107,11 @@ def run_eval(args) -> int:
         rows = detect_eval.score_set(performer, texts, observer)
         if args.save:
             detect_eval.save_rows(performer, observer, rows)
+        if args.method not in rows[0]:
+            raise CliError(f"--method {args.method} needs --observer (a second decoder with the same tokenizer)")
         table = detect_eval.evaluate(rows)
-        tables.append({"model": performer.name, **table})
+        at = detect_eval.at_threshold(rows, args.method, args.percentile, args.prevalence / 100)
+        tables.append({"model": performer.name, **table, "at_threshold": at})
     if args.json:
         print_json({k: v for k, v in tables[0].items() if k != "model"} if len(tables) == 1 else {"results": tables})
         return 0
@@ -97,6 +120,13 @@ def run_eval(args) -> int:
         print(f"{t['model']}: {t['n_human']} human, {t['n_machine']} machine texts")
         print_table(["method", "auroc", *groups], [[m, v["auroc"], *v["by_group"].values()]
                                                    for m, v in t["methods"].items()])
+        at = t["at_threshold"]
+        print(f"{at['method']} at the {at['percentile']}th percentile of the human texts (threshold "
+              f"{at['score_threshold']:.4g}): TPR {at['tpr']:.3f}, FPR {at['fpr']:.3f}; at {args.prevalence} % machine "
+              f"text, {'-' if at['flagged_human_share'] is None else format(at['flagged_human_share'], '.3f')} of "
+              "the flagged texts were written by people")
+        print_table(["group", "rate", "value", "texts"], [[g, v["rate"], v["value"], v["texts"]]
+                                                          for g, v in at["by_group"].items()])
     return 0
 
 

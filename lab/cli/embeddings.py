@@ -14,7 +14,7 @@ exclusion).
 from __future__ import annotations
 
 from lab.cli import CliError, print_json, print_table, text_arg
-from lab.cli.common import add_model_argument, load_model_arg
+from lab.cli.args import add_model_argument, load_model_arg
 
 
 def _k(value: str) -> int:

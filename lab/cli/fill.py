@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import json
 
-from lab.cli import CliError, print_json, print_table, read_text, text_arg
-from lab.cli.common import add_model_argument, load_model_arg
+from lab.cli import CliError, print_json, print_table
+from lab.cli.args import add_model_argument, add_text_arguments, load_model_arg, the_text
 
 
 def register(sub) -> None:
     """Add the `fill` command."""
     p = sub.add_parser("fill", help="an encoder fills <mask>; or encoder vs decoder on every token (--compare)")
     add_model_argument(p, default="course-roberta")
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--text", type=text_arg, metavar="TEXT", help="the text, with <mask> or [MASK] to fill")
-    src.add_argument("--file", metavar="FILE", help="read the text from a UTF-8 file ('-' = stdin)")
+    add_text_arguments(p, "the text, with <mask> or [MASK] to fill")
     p.add_argument("--top", type=int, default=5, metavar="K", help="candidates per mask (default 5)")
     p.add_argument("--in-order", action="store_true", help="fill the masks one after another, left to right")
     p.add_argument("--compare", metavar="DECODER", help="a decoder to compare with, token by token (no mask)")
@@ -36,9 +34,7 @@ def run_fill(args) -> int:
     """Fill the masks, or compare the two models, and print the result."""
     from lab import fill
 
-    text = args.text if args.text is not None else read_text(args.file)
-    if not text.strip():
-        raise CliError("the text is empty")
+    text = the_text(args)
     if not 1 <= args.top <= 100:
         raise CliError(f"--top must be from 1 to 100, not {args.top}")
     encoder = load_model_arg(args.model)

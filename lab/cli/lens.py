@@ -11,17 +11,15 @@ model's final prediction at that position.
 
 from __future__ import annotations
 
-from lab.cli import CliError, print_json, print_table, read_text, text_arg
-from lab.cli.common import add_model_argument, load_model_arg
+from lab.cli import CliError, print_json, print_table, text_arg
+from lab.cli.args import add_model_argument, add_text_arguments, fits, load_model_arg, the_text
 
 
 def register(sub) -> None:
     """Add the `lens` command."""
     p = sub.add_parser("lens", help="the logit lens: what every layer would predict next")
     add_model_argument(p)
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--text", type=text_arg, metavar="TEXT", help="the text")
-    src.add_argument("--file", metavar="FILE", help="read the text from a UTF-8 file ('-' = stdin)")
+    add_text_arguments(p)
     p.add_argument("--top", type=int, default=5, metavar="K", help="top tokens kept per layer and position (default 5)")
     p.add_argument("--position", type=int, default=-1, metavar="P",
                    help="the position whose target is followed up the layers (default -1, the last token)")
@@ -36,15 +34,12 @@ def run_lens(args) -> int:
     from lab import lens
     from lab.text import encode
 
-    text = args.text if args.text is not None else read_text(args.file)
-    if not text.strip():
-        raise CliError("the text is empty")
+    text = the_text(args)
     loaded = load_model_arg(args.model)
     try:
         lens.check_model(loaded.model)
         ids = encode(loaded.tokenizer, text)
-        if len(ids) > loaded.context:
-            raise CliError(f"the text is {len(ids)} tokens; {loaded.name} takes at most {loaded.context}")
+        fits(len(ids), loaded)
         position = lens.check_position(args.position, len(ids))
         target = None if args.target is None else lens.target_id(loaded.tokenizer, args.target)
         result = lens.lens(loaded.model, ids, top=args.top, target=target)

@@ -10,7 +10,7 @@ defaults to half of each model's context. See lab/perplexity.py for the method.
 from __future__ import annotations
 
 from lab.cli import CliError, print_json, print_table, read_text
-from lab.cli.common import load_model_arg
+from lab.cli.args import load_model_arg
 
 FIELDS = ("model", "tokens", "nll", "ppl", "bits_per_byte", "ppl_per_word")
 

@@ -16,7 +16,7 @@ byte tokens as one run). The ids are exactly what the tokenizer gives; `text` is
 from __future__ import annotations
 
 from lab.cli import CliError, print_json, print_table, text_arg
-from lab.cli.common import add_model_argument, load_model_arg
+from lab.cli.args import add_model_argument, decoder, load_model_arg
 from lab.text import encode, readable, token_texts
 
 
@@ -73,9 +73,7 @@ def _load_decoder(args):
     if not args.prompt.strip():
         raise CliError("the prompt is empty")
     loaded = load_model_arg(args.model)
-    if loaded.kind != "decoder":
-        raise CliError(f"sampling needs a decoder; {loaded.name} is an encoder (a masked LM fills in blanks, "
-                       "it does not continue text)")
+    decoder(loaded, "sampling")
     return loaded
 
 

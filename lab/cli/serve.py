@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 
 from lab.cli import CliError, print_json, print_table
-from lab.cli.common import add_model_argument, load_model_arg
+from lab.cli.args import add_model_argument, load_model_arg
 
 
 def register(sub) -> None:

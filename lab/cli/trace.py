@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import json
 
-from lab.cli import CliError, print_json, print_table, read_text, text_arg
-from lab.cli.common import add_model_argument, load_model_arg
+from lab.cli import CliError, print_json, print_table
+from lab.cli.args import add_model_argument, add_text_arguments, load_model_arg, the_text
 
 
 def register(sub) -> None:
     """Add the `trace` command."""
     p = sub.add_parser("trace", help="GPT-2's code (lab/gpt2.py) run on a text, step by step, against transformers")
     add_model_argument(p)
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--text", type=text_arg, metavar="TEXT", help="the text")
-    src.add_argument("--file", metavar="FILE", help="read the text from a UTF-8 file ('-' = stdin)")
+    add_text_arguments(p)
     p.add_argument("--layer", type=int, default=0, metavar="L", help="the layer whose steps are kept (default 0)")
     p.add_argument("--head", type=int, default=0, metavar="H", help="the head shown (default 0)")
     p.add_argument("--kv", type=int, default=0, metavar="N",
@@ -35,9 +33,7 @@ def run_trace(args) -> int:
     """Trace one text and print the steps, the top tokens and the parity figure."""
     from lab.trace import TraceError, kv_steps, token_ids, trace
 
-    text = args.text if args.text is not None else read_text(args.file)
-    if not text.strip():
-        raise CliError("the text is empty")
+    text = the_text(args)
     if not 0 <= args.kv <= 256:
         raise CliError(f"--kv must be from 0 to 256, not {args.kv}")
     loaded = load_model_arg(args.model)

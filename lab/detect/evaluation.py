@@ -24,6 +24,7 @@ import numpy as np
 from lab.detect.labelled_set import PATH as SET_PATH
 from lab.detect.labelled_set import band
 from lab.detect.scoring import BUCKETS, MACHINE_HIGH, check_decoder, check_pair, flat, moments, scores, token_stats
+from lab.perplexity import next_token
 
 # The set's rows for the course pair (course-gpt2, observer course-gpt2-2x128), computed once and shipped so
 # that the page opens in a second (about 30 s on 2 cores otherwise); `python -m lab detect-eval --save` writes
@@ -36,33 +37,27 @@ BATCH_FLOATS = 8_000_000  # log-probabilities per batch (texts x tokens x vocabu
 
 def _batch_stats(loaded, batch: list[list[int]], observer=None) -> list[dict]:
     """token_stats' logprob, rank, mu, var (and x_entropy) for texts that fit the context, in one forward pass
-    per model: right-padded, so a causal model's real positions never see the padding."""
+    per model (lab.perplexity.next_token over the batch): right-padded, so a causal model's real positions never
+    see the padding."""
     import torch
 
     t = max(len(ids) for ids in batch)
     x = torch.tensor([ids + [ids[-1]] * (t - len(ids)) for ids in batch])  # (B, T)
-    with torch.inference_mode():
-        logp = _log_softmax(loaded.model, x)  # (B, T-1, V): position t predicts x[:, t + 1]
-        got = logp.gather(2, x[:, 1:, None])[..., 0]
-        mu, var = moments(logp)
-        rank = (logp > got[..., None]).sum(-1) + 1
-        x_ent = -(_log_softmax(observer.model, x).exp() * logp).sum(-1) if observer is not None else None
-    out = []
-    for b, ids in enumerate(batch):
-        n = len(ids) - 1
-        stats = {"logprob": got[b, :n], "rank": rank[b, :n], "mu": mu[b, :n], "var": var[b, :n]}
-        if x_ent is not None:
-            stats["x_entropy"] = x_ent[b, :n]
-        out.append({k: v.double().numpy() if k != "rank" else v.numpy() for k, v in stats.items()})
-    return out
-
-
-def _log_softmax(model, x):
-    """Next-token log-probabilities at every position but the last: (B, T-1, V)."""
-    import torch
-
-    hidden = model.base_model(input_ids=x).last_hidden_state[:, :-1]  # (B, T-1, d)
-    return torch.log_softmax(model.get_output_embeddings()(hidden).float(), dim=-1)
+    parts = []
+    with torch.inference_mode():  # both generators run and end inside it (see lab.perplexity.next_token)
+        theirs = next_token(observer.model, x, t, normalise="softmax") if observer is not None else None
+        for pos, logp in next_token(loaded.model, x, t):  # (B, n, V): position p predicts x[:, p]
+            got = logp.gather(2, x[:, pos, None])[..., 0]
+            part = {"logprob": got, "rank": (logp > got[..., None]).sum(-1) + 1}
+            part["mu"], part["var"] = moments(logp)
+            if theirs is not None:
+                part["x_entropy"] = -(next(theirs)[1] * logp).sum(-1)
+            parts.append(part)
+        if theirs is not None:
+            theirs.close()
+    stats = {k: torch.cat([p[k] for p in parts], dim=1) for k in parts[0]}  # (B, T - 1) each
+    return [{k: v[b, :len(ids) - 1].numpy() if k == "rank" else v[b, :len(ids) - 1].double().numpy()
+             for k, v in stats.items()} for b, ids in enumerate(batch)]
 
 
 def score_set(loaded, texts: list[dict], observer=None, thresholds=BUCKETS, progress=None) -> list[dict]:
@@ -166,7 +161,7 @@ def tpr_at_fpr(labels, values, fpr: float) -> float:
 def evaluate(rows: list[dict]) -> dict:
     """The contract's table: {"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc},
     "tpr_at_fpr": {"0.01": tpr, "0.05": tpr}}}} (tpr_at_fpr: RAID's headline figure, over the whole set)."""
-    labels = np.array([r["label"] == "machine" for r in rows])
+    labels = is_machine(rows)
     methods = [m for m in MACHINE_HIGH if all(m in r for r in rows)]
     masks = groups(rows)
     table = {}
@@ -175,6 +170,36 @@ def evaluate(rows: list[dict]) -> dict:
         table[m] = {"auroc": auroc(labels, s), "by_group": {g: auroc(labels[k], s[k]) for g, k in masks.items()},
                     "tpr_at_fpr": {f"{f:g}": tpr_at_fpr(labels, s, f) for f in RAID_FPRS}}
     return {"n_human": int((~labels).sum()), "n_machine": int(labels.sum()), "methods": table}
+
+
+def is_machine(rows: list[dict]) -> np.ndarray:
+    """True for each machine-written text of the rows (the positive class)."""
+    return np.array([r["label"] == "machine" for r in rows])
+
+
+def at_threshold(rows: list[dict], method: str, percentile: float, prevalence: float | None = None) -> dict:
+    """A detector tuned on this set: flag what scores above `percentile` of the human texts' oriented scores
+    (so about 100 - percentile % of them are wrongly flagged, the way a false-positive rate is chosen).
+
+    {"method", "percentile", "threshold" (oriented), "score_threshold" (in the score's own direction), "tp", "fp",
+    "fn", "tn", "tpr", "fpr", "auroc", "roc": {"fpr", "tpr"}, "by_group": {group: {"rate": "fpr" | "tpr",
+    "value", "texts"}}}: the false-positive rate of human texts per language and length band, the true-positive
+    rate per decoding setting and generating model; with a prevalence (share of machine text), "prevalence" and
+    "flagged_human_share" (base_rate: of the flagged texts, the share a person wrote; None when none is flagged).
+    """
+    y, s = is_machine(rows), oriented(method, [r[method] for r in rows])
+    cut = float(np.percentile(s[~y], percentile))
+    curve = roc(y, s)
+    out = {"method": method, "percentile": percentile, "threshold": cut,
+           "score_threshold": cut if MACHINE_HIGH[method] else -cut, **rates(y, s, cut), "auroc": auroc(y, s),
+           "roc": {"fpr": curve["fpr"].tolist(), "tpr": curve["tpr"].tolist()}, "by_group": {}}
+    for name, mask in groups(rows).items():
+        kind = "fpr" if name.split(":")[0] in ("lang", "length") else "tpr"
+        out["by_group"][name] = {"rate": kind, "value": rates(y[mask], s[mask], cut)[kind],
+                                 "texts": int((~y[mask]).sum() if kind == "fpr" else y[mask].sum())}
+    if prevalence is not None:
+        out |= {"prevalence": prevalence, "flagged_human_share": base_rate(out["tpr"], out["fpr"], prevalence)}
+    return out
 
 
 def weights_id(loaded) -> str:

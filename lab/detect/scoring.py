@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable
 
 import numpy as np
 
 from lab.errors import LabError
-from lab.models import kind_of
-from lab.perplexity import windows
+from lab.models import require_decoder
+from lab.perplexity import next_token
 from lab.text import encode, token_texts
 
 BUCKETS = (10, 100, 1000)  # GLTR's: top 10, top 100, top 1,000, beyond
@@ -63,9 +62,7 @@ def check_thresholds(thresholds) -> tuple[int, int, int]:
 
 def check_decoder(loaded) -> None:
     """DetectError for an encoder: a masked LM sees both sides and has no next-token distribution."""
-    if kind_of(loaded.model.config) == "encoder":
-        raise DetectError(f"{loaded.name} is an encoder (masked LM): the detector needs a decoder's next-token "
-                          "probabilities", "encoder", model=loaded.name)
+    require_decoder(loaded, DetectError, "the detector")
 
 
 _SAME: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # tokenizer -> {other tokenizer: same?}
@@ -89,27 +86,6 @@ def check_pair(performer, observer) -> None:
     if not same_tokenizer(performer.tokenizer, observer.tokenizer):
         raise DetectError(f"Binoculars needs two models with one tokenizer: {performer.name} and {observer.name} "
                           "split text differently", "tokenizer", model=performer.name, observer=observer.name)
-
-
-def _log_probs(model, ids: list[int], context: int, probabilities: bool = False) -> Callable:
-    """A generator of (positions, log p) chunks: every token after the first, each once, with the
-    log-probabilities (n, V) of the distribution that predicts it (the perplexity page's windows,
-    stride half the context); the probabilities themselves with `probabilities`. The caller runs it under
-    torch.inference_mode: a generator suspended inside that context would leave it on for the thread when
-    it is finalised out of order (two generators interleaved), as a test run showed."""
-    import torch
-
-    normalise = torch.softmax if probabilities else torch.log_softmax
-
-    def chunks():
-        x = torch.tensor(ids)
-        head = model.get_output_embeddings()
-        for w in windows(len(ids), context, max(1, context // 2)):
-            hidden = model.base_model(input_ids=x[None, w.begin:w.end]).last_hidden_state[0]  # (T, d)
-            for c in range(w.first, w.end, LOGIT_ROWS):
-                pos = torch.arange(c, min(c + LOGIT_ROWS, w.end))
-                yield pos, normalise(head(hidden[pos - 1 - w.begin]).float(), dim=-1)  # (n, V)
-    return chunks
 
 
 def moments(logp):
@@ -148,9 +124,10 @@ def token_stats(loaded, ids: list[int], observer=None, top: int = TOP) -> dict[s
     context = min(loaded.context, observer.context) if observer is not None else loaded.context
     x = torch.tensor(ids)
     parts = []
-    with torch.inference_mode():  # both generators run and end inside it (see _log_probs)
-        theirs = _log_probs(observer.model, ids, context, probabilities=True)() if observer is not None else None
-        for pos, logp in _log_probs(loaded.model, ids, context)():
+    with torch.inference_mode():  # both generators run and end inside it (see lab.perplexity.next_token)
+        theirs = (next_token(observer.model, ids, context, normalise="softmax", rows=LOGIT_ROWS)
+                  if observer is not None else None)
+        for pos, logp in next_token(loaded.model, ids, context, rows=LOGIT_ROWS):
             part = {"position": pos, "id": x[pos], **_stats(logp, x[pos], top)}
             if theirs is not None:
                 _, obs = next(theirs)  # the observer's probabilities at the same positions

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from lab.errors import LabError
 from lab.models import hub, registry
 from lab.models.hub import ModelUnavailable
 
@@ -71,6 +72,16 @@ def canonical(name_or_path: str) -> str:
 def kind_of(config) -> str:
     """'encoder' (bidirectional, masked LM) or 'decoder' (causal, left to right), from a config."""
     return "encoder" if config.model_type in ENCODER_TYPES else "decoder"
+
+
+def require_decoder(model, error: type = LabError, needs: str = "this") -> None:
+    """Raise `error` (reason "encoder", details: model) when `model` (a Loaded or a transformers model) is an
+    encoder: a masked LM sees both sides and predicts no next token. `needs` names what needs the decoder."""
+    inner = getattr(model, "model", model)
+    if kind_of(inner.config) == "encoder":
+        name = getattr(model, "name", None) or inner.config.model_type
+        raise error(f"{needs} needs a decoder, a model that predicts the next token: {name} is an encoder (a masked "
+                    "LM)", "encoder", model=name)
 
 
 def context_of(config) -> int:

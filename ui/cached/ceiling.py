@@ -10,38 +10,23 @@ from lab import ceiling
 from lab.text import encode, readable
 from ui.model_loader import get_model
 
-COURSE_DECODERS = ("course-gpt2-1x64", "course-gpt2-2x128", "course-gpt2")
-PAGE_CHARS = 6_000  # the page measures a text's first 6,000 characters (the CLI takes it whole)
-K = 16  # tokens followed after a forced one
+COURSE_DECODERS, K = ceiling.COURSE_DECODERS, ceiling.K  # the course table's models; tokens after a forced one
+PAGE_CHARS = ceiling.COURSE_CHARS  # the page measures a text's first 6,000 characters (the CLI takes it whole)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def measured(model: str, text: str, max_n: int) -> dict:
-    """lab.ceiling.ceiling's result (CeilingError on bad input) plus the half-lives of both curves."""
-    r = ceiling.ceiling(get_model(model), text, max_n)
-    observed = [c["observed"] if c["observed"] is not None else float("nan") for c in r["curve"]]
-    return r | {"half_observed": ceiling.half_life(observed),
-                "half_predicted": ceiling.half_life([c["predicted"] for c in r["curve"]])}
+    """lab.ceiling.ceiling's result (CeilingError on bad input), half-lives included."""
+    return ceiling.ceiling(get_model(model), text, max_n)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def course_table(max_n: int) -> list[dict]:
-    """Every course decoder on the unseen documentation in each language: e, both half-lives, the two
-    conditional error rates, and the forced-error experiment's error rates."""
-    rows, texts = [], ceiling.unseen_texts()
-    for name in COURSE_DECODERS:
-        m = get_model(name)
-        for lang, text in texts.items():
-            r = measured(name, text[:PAGE_CHARS], max_n)
-            f = ceiling.forced_summary(m, encode(m.tokenizer, text[:PAGE_CHARS]), k=K)
-            rows.append({"model": name, "lang": lang, "tokens": r["tokens"], "e": r["e"],
-                         "half_observed": r["half_observed"], "half_predicted": r["half_predicted"],
-                         "after_error": r["after_error"], "after_correct": r["after_correct"],
-                         "observed_4": r["curve"][3]["observed"], "predicted_4": r["curve"][3]["predicted"],
-                         "forced_without": f["error_without"], "forced_with": f["error_with"],
-                         "forced_first_without": f["by_distance"]["without"][0],
-                         "forced_first_with": f["by_distance"]["with"][0]})
-    return rows
+    """lab.ceiling.course_row for every course decoder on the unseen documentation in each language."""
+    texts = ceiling.unseen_texts()
+    return [{**ceiling.course_row(get_model(name), text[:PAGE_CHARS], max_n, K,
+                                  measured(name, text[:PAGE_CHARS], max_n)), "lang": lang}
+            for name in COURSE_DECODERS for lang, text in texts.items()]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -12,12 +12,12 @@ import numpy as np
 import streamlit as st
 
 from lab import lens
-from lab.text import encode, readable, token_texts
+from lab.text import encode, readable, token_texts, visible
 from ui.i18n import lang, num, t
 from ui.model_loader import get_model
 from ui.token_words import worded
 from viz.format import markdown_literal
-from viz.lens import prob_text, shown
+from viz.lens import prob_text
 
 TOP = 5  # guesses kept per cell: the grid's tooltip shows them all
 
@@ -52,7 +52,7 @@ def axis_labels(runs: list[dict]) -> list[str]:
     out = []
     for run in runs:
         n = run["stop"] - run["start"]
-        out += [f"{run['start'] + k} {shown(run['text'])}" + (f" ·{k + 1}/{n}" if n > 1 else "") for k in range(n)]
+        out += [f"{run['start'] + k} {visible(run['text'])}" + (f" ·{k + 1}/{n}" if n > 1 else "") for k in range(n)]
     return out
 
 

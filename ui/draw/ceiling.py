@@ -68,51 +68,36 @@ def forced(view: dict) -> None:
     st.html(viz.forced_html(view["runs"], p, view["with"], view["forced_text"], words))
 
 
-def falls_with_size(rows: list[dict]) -> bool:
-    """True when each bigger course decoder has a lower e than the smaller one, in every language."""
-    order = list(cached.COURSE_DECODERS)
-    for code in {r["lang"] for r in rows}:
-        es = [r["e"] for r in sorted((r for r in rows if r["lang"] == code), key=lambda r: order.index(r["model"]))]
-        if any(b >= a for a, b in zip(es, es[1:], strict=False)):
-            return False
-    return True
-
-
-def verdict(rows: list[dict]) -> None:
-    """Where the simple argument holds on these models and where it does not: every clause chosen by the course
-    table's numbers."""
-    best = min(rows, key=lambda r: r["e"])
-    ratio = [r["after_error"] / r["after_correct"] for r in rows if r["after_error"] and r["after_correct"]]
-    beats = sum(r["observed_4"] > r["predicted_4"] for r in rows)
-    lift = [100 * (r["forced_with"] - r["forced_without"]) for r in rows]
-    first = [100 * (r["forced_first_with"] - r["forced_first_without"]) for r in rows]
-    span = f"{num(min(ratio), 2)}–{num(max(ratio), 2)}"
-    falls = falls_with_size(rows)
+def verdict(v: dict) -> None:
+    """Where the simple argument holds on these models and where it does not: every clause chosen by
+    lab.ceiling.verdict's numbers (`python -m lab ceiling --course` prints them)."""
+    best, ratio, first, lift = v["best"], v["error_ratio"], v["forced_first_points"], v["forced_points"]
+    span = f"{num(ratio['min'], 2)}–{num(ratio['max'], 2)}"
+    falls = v["falls_with_size"]
     trend = t("falls with size" if falls else "does not fall steadily with size",
               "cai com o tamanho" if falls else "não cai de forma constante com o tamanho")
-    if min(ratio) > 1.02:
-        dep = t(f"errors cluster: after an error the next token is wrong {span} times as often as after a right one",
-                f"os erros se agrupam: depois de um erro o próximo token erra {span} vezes mais do que depois de "
-                "um acerto")
-    elif max(ratio) < 0.98:
-        dep = t(f"an error is followed by fewer errors than a right token ({span} times as often)",
-                f"um erro é seguido de menos erros do que um acerto ({span} vezes)")
-    else:
-        dep = t(f"no consistent dependence ({span})", f"nenhuma dependência consistente ({span})")
+    dep = {"clusters": t(f"errors cluster: after an error the next token is wrong {span} times as often as after a "
+                         "right one", f"os erros se agrupam: depois de um erro o próximo token erra {span} vezes mais "
+                         "do que depois de um acerto"),
+           "recovers": t(f"an error is followed by fewer errors than a right token ({span} times as often)",
+                         f"um erro é seguido de menos erros do que um acerto ({span} vezes)"),
+           "none": t(f"no consistent dependence ({span})", f"nenhuma dependência consistente ({span})")}
+    dep = dep[v["dependence"]]
+    beats, pairs = v["runs_of_4_above"], v["pairs"]
     st.success(t(
         f"The per-token error e {trend} (lowest: {best['model']} in {best['lang'].upper()}, "
         f"e = {num(best['e'], 2)}), and with e that high even the best curve falls below one half after "
         f"{num(best['half_observed'] or 0)} token(s). Independence, the argument's second part: {dep}; runs of 4 right "
-        f"tokens are more frequent than (1 − e)⁴ in {beats} of {len(rows)} model–language pairs. A wrong token forced "
-        f"into the context raises the error of the very next token by {num(min(first), 0)}–{num(max(first), 0)} "
-        f"points, and of the next {cached.K} tokens on average by {num(min(lift), 1)}–{num(max(lift), 1)} points.",
+        f"tokens are more frequent than (1 − e)⁴ in {beats} of {pairs} model–language pairs. A wrong token forced "
+        f"into the context raises the error of the very next token by {num(first['min'], 0)}–{num(first['max'], 0)} "
+        f"points, and of the next {cached.K} tokens on average by {num(lift['min'], 1)}–{num(lift['max'], 1)} points.",
         f"O erro por token e {trend} (o menor: {best['model']} em {best['lang'].upper()}, "
         f"e = {num(best['e'], 2)}), e com e tão alto até a melhor curva cai abaixo da metade depois de "
         f"{num(best['half_observed'] or 0)} token(s). A independência, a segunda parte do argumento: {dep}; sequências "
-        f"de 4 tokens certos são mais frequentes do que (1 − e)⁴ em {beats} de {len(rows)} pares modelo–idioma. Um "
-        f"token errado forçado no contexto aumenta o erro do token seguinte em {num(min(first), 0)}–"
-        f"{num(max(first), 0)} pontos, e o dos {cached.K} tokens seguintes em média em {num(min(lift), 1)}–"
-        f"{num(max(lift), 1)} pontos."))
+        f"de 4 tokens certos são mais frequentes do que (1 − e)⁴ em {beats} de {pairs} pares modelo–idioma. Um "
+        f"token errado forçado no contexto aumenta o erro do token seguinte em {num(first['min'], 0)}–"
+        f"{num(first['max'], 0)} pontos, e o dos {cached.K} tokens seguintes em média em {num(lift['min'], 1)}–"
+        f"{num(lift['max'], 1)} pontos."))
 
 
 def published() -> None:

@@ -9,7 +9,6 @@ import streamlit as st
 
 from lab.detect import evaluation as detect_eval
 from ui import exports
-from ui.cached import detect as cached
 from ui.i18n import lang, num, t
 from ui.token_words import worded
 from viz import detect as viz
@@ -76,7 +75,7 @@ def coloured_text(view: dict, buckets: tuple) -> None:
 def scores_table(view: dict, rows: list[dict]) -> None:
     """This text's document scores, each with its source and the set's human and machine medians."""
     names, doc = method_names(), detect_eval.flat(view["scores"])
-    y = cached.is_machine(rows)
+    y = detect_eval.is_machine(rows)
     table = [{t("score", "escore"): names[m], t("this text", "este texto"): num(doc[m], 3),
               t("human texts (median)", "textos humanos (mediana)"): num(float(pd.Series(
                   [r[m] for r, lab in zip(rows, y, strict=True) if not lab]).median()), 3),
@@ -87,43 +86,40 @@ def scores_table(view: dict, rows: list[dict]) -> None:
     exports.table("detector-scores", st, frame)
 
 
-def distribution(rows: list[dict], method: str, value: float, cut: float) -> None:
+def distribution(rows: list[dict], at: dict, value: float) -> None:
     """The chosen score over the set, human against machine, with this text and the threshold marked."""
-    y = cached.is_machine(rows)
+    method = at["method"]
     values = pd.DataFrame({"value": [r[method] for r in rows],
-                           "who": [t("machine", "máquina") if m else t("human", "humano") for m in y]})
-    raw_cut = cut if detect_eval.MACHINE_HIGH[method] else -cut
+                           "who": [t("machine", "máquina") if m else t("human", "humano")
+                                   for m in detect_eval.is_machine(rows)]})
     exports.chart("detector-distribution", st, viz.distribution_chart(
-        values, {t("this text", "este texto"): value, t("threshold", "limiar"): raw_cut},
+        values, {t("this text", "este texto"): value, t("threshold", "limiar"): at["score_threshold"]},
         t("The set's texts on this score", "Os textos do conjunto neste escore"), method_names()[method],
         t("share of the group's texts", "fração dos textos do grupo"), lang()))
 
 
-def threshold_section(rows: list[dict], method: str, cut: float) -> dict:
-    """The confusion matrix and TPR / FPR at this threshold, and its point on the ROC curve; the rates."""
-    y, s = cached.is_machine(rows), cached.oriented(rows, method)
-    r = detect_eval.rates(y, s, cut)
+def threshold_section(at: dict) -> None:
+    """The confusion matrix and TPR / FPR at the threshold (lab.detect.evaluation.at_threshold), and its point on
+    the ROC curve."""
     left, right = st.columns(2)
-    left.metric(t("machine texts caught (TPR)", "textos de máquina pegos (TPR)"), f"{num(100 * r['tpr'], 1)} %")
-    left.metric(t("human texts flagged (FPR)", "textos humanos acusados (FPR)"), f"{num(100 * r['fpr'], 1)} %")
+    left.metric(t("machine texts caught (TPR)", "textos de máquina pegos (TPR)"), f"{num(100 * at['tpr'], 1)} %")
+    left.metric(t("human texts flagged (FPR)", "textos humanos acusados (FPR)"), f"{num(100 * at['fpr'], 1)} %")
     flagged, passed = t("flagged as machine", "acusado de máquina"), t("passed as human", "passou por humano")
     left.dataframe(pd.DataFrame({"": [t("written by the machine", "escrito pela máquina"),
                                       t("written by a person", "escrito por uma pessoa")],
-                                 flagged: [r["tp"], r["fp"]], passed: [r["fn"], r["tn"]]}), hide_index=True)
-    area = num(detect_eval.auroc(y, s), 3)
+                                 flagged: [at["tp"], at["fp"]], passed: [at["fn"], at["tn"]]}), hide_index=True)
+    area = num(at["auroc"], 3)
     exports.chart("detector-roc", right, viz.roc_chart(
-        detect_eval.roc(y, s), (r["fpr"], r["tpr"]), t(f"ROC curve (AUROC {area})", f"Curva ROC (AUROC {area})"),
+        at["roc"], (at["fpr"], at["tpr"]), t(f"ROC curve (AUROC {area})", f"Curva ROC (AUROC {area})"),
         t("human texts flagged", "textos humanos acusados"), t("machine texts caught", "textos de máquina pegos"),
         lang()))
-    return r
 
 
-def base_rate(r: dict, prevalence: float) -> float | None:
-    """Of the texts flagged, how many a person wrote, for this share of machine text; said in words."""
-    human = detect_eval.base_rate(r["tpr"], r["fpr"], prevalence)
+def base_rate(human: float | None, prevalence: float) -> None:
+    """Of the texts flagged, how many a person wrote (lab.detect.evaluation.base_rate), in words."""
     if human is None:
         st.info(t("At this threshold nothing is flagged.", "Com este limiar nada é acusado."))
-        return None
+        return
     n = round(100 * human)
     st.info(t(f"If {num(100 * prevalence, 0)} % of the essays in a class were machine-written, then of 100 essays "
               f"this detector flags, about **{n}** were written by students (Bayes' rule, from the TPR and FPR "
@@ -131,15 +127,14 @@ def base_rate(r: dict, prevalence: float) -> float | None:
               f"Se {num(100 * prevalence, 0)} % das redações de uma turma fossem escritas por máquina, então de 100 "
               f"redações que este detector acusa, cerca de **{n}** foram escritas por alunos (regra de Bayes, com a "
               "TPR e a FPR acima)."))
-    return human
 
 
-def who_is_flagged(rates: dict) -> None:
+def who_is_flagged(at: dict) -> None:
     """The threshold's FPR per language and length, its TPR per decoding setting and generating model."""
     names = group_names()
     rows = [{t("group", "grupo"): names.get(g, g.split(":", 1)[1]),
-             t("rate", "taxa"): ("FPR" if kind == "fpr" else "TPR"), "%": num(100 * v, 1),
-             t("texts", "textos"): n} for g, (kind, v, n) in rates.items()]
+             t("rate", "taxa"): ("FPR" if v["rate"] == "fpr" else "TPR"), "%": num(100 * v["value"], 1),
+             t("texts", "textos"): v["texts"]} for g, v in at["by_group"].items()]
     st.dataframe(frame := pd.DataFrame(rows), hide_index=True)
     exports.table("detector-who", st, frame)
 
@@ -183,13 +178,13 @@ def published() -> None:
         "detectores marcaram como IA mais da metade das redações do TOEFL escritas por falantes não nativos."))
 
 
-def conclusion(evaluation: dict, method: str, r: dict, rates: dict, human_share: float | None) -> None:
-    """The page's conclusion, every number in it read from the evaluation and the chosen threshold."""
-    names, methods = method_names(), evaluation["methods"]
+def conclusion(evaluation: dict, r: dict, human_share: float | None) -> None:
+    """The page's conclusion, every number in it read from the evaluation and the threshold (at_threshold's)."""
+    names, methods, method, rates = method_names(), evaluation["methods"], r["method"], r["by_group"]
     best = max(methods, key=lambda m: methods[m]["auroc"])
-    settings = {g: v for g, (kind, v, _) in rates.items() if g.startswith("setting:")}
+    settings = {g: v["value"] for g, v in rates.items() if g.startswith("setting:")}
     easy, hard = max(settings, key=settings.get), min(settings, key=settings.get)
-    en, pt = rates["lang:en"][1], rates["lang:pt"][1]
+    en, pt = rates["lang:en"]["value"], rates["lang:pt"]["value"]
     groups = group_names()
     pct = lambda x: f"{num(100 * x, 0)} %"  # noqa: E731
     people = "" if human_share is None else t(

@@ -1,0 +1,49 @@
+"""The detector page's evaluation set scores (chapter 12), kept process-wide by the weights that scored them.
+
+The set's scores for the course pair ship with the app (lab.detect.evaluation.shipped_rows: about 30 s of work
+on 2 cores otherwise); any other model or bucket choice scores a balanced tenth of the set
+(lab.detect.labelled_set.balanced: every human text, one continuation of each) once per process, with a progress
+bar drawn by the caller. `python -m lab detect-eval --model M` scores the whole set.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from lab.detect import evaluation as detect_eval
+from lab.detect import labelled_set as detect_set
+from lab.detect import scoring as detect
+from ui.model_loader import get_model
+
+_rows: dict[tuple, list[dict]] = {}
+_lock = threading.Lock()
+
+
+def set_rows(model: str, observer: str | None, buckets: tuple, progress_bar: Callable) -> list[dict]:
+    """The evaluation set's rows (lab.detect.evaluation.score_set): shipped, stored, or computed now, with
+    `progress_bar()` (st.progress's: .progress(f), .empty()) drawn while they are."""
+    m, o = get_model(model), get_model(observer) if observer else None
+    key = (detect_eval.weights_id(m), detect_eval.weights_id(o) if o is not None else None, buckets)  # by weights:
+    with _lock:  # a retrained model or a test's stand-in never gets another model's rows
+        if key in _rows:
+            return _rows[key]
+    rows = detect_eval.shipped_rows(m, o, buckets)
+    if rows is None:  # not shipped: every human text and one continuation of each (a tenth of the machine texts)
+        if o is None:
+            detect.check_decoder(m)
+        else:
+            detect.check_pair(m, o)
+        bar = progress_bar()
+        texts = detect_set.balanced(detect_set.load()["texts"])
+        rows = detect_eval.score_set(m, texts, o, buckets, progress=bar.progress)
+        bar.empty()
+    with _lock:
+        _rows[key] = rows
+    return rows
+
+
+def clear() -> None:
+    """Forget the stored rows (tests)."""
+    with _lock:
+        _rows.clear()
