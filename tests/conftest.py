@@ -43,6 +43,35 @@ def pytest_configure(config):
                                        "matrices); in make test too")
 
 
+# Tests marked `slow` from here, in modules this file's owner does not otherwise touch (module -> test functions,
+# every parametrisation): the matrices and the real-subprocess tests that `make check` leaves to `make test`.
+# docs/testing.md says why each is here. A name that no longer exists in a collected module is an error.
+SLOW = {
+    "test_shared_links": {"test_fuzzed_links_never_raise", "test_garbage_in_a_link_gives_the_defaults_and_a_notice"},
+    "test_translations": {"test_every_page_in_both_languages", "test_errors_and_notices_in_both_languages"},
+    "test_language_switch": {"test_switching_to_portuguese_gives_the_portuguese_page",
+                             "test_what_the_reader_changed_stays_across_a_switch_and_back"},
+    "test_hosting": {"test_the_memory_bench_opens_every_page_in_hosted_mode"},
+    "test_sampling": {"test_filters_equal_transformers_warpers", "test_generation_is_generates_token_for_token"},
+    "test_lens": {"test_the_real_entry_point"},
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config, items):
+    """Marks SLOW's tests `slow`; fails the run when SLOW names a test its module no longer has."""
+    stale = set()
+    for item in items:
+        module = item.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
+        if module not in SLOW:
+            continue
+        stale |= {f"{module}.{name}" for name in SLOW[module] if not hasattr(item.module, name)}
+        if (getattr(item, "originalname", None) or item.name) in SLOW[module]:
+            item.add_marker(pytest.mark.slow)
+    if stale:
+        raise pytest.UsageError(f"tests/conftest.py SLOW names tests that are gone: {sorted(stale)}")
+
+
 # The course models' tiny stand-ins for AppTest: the sizes differ, the names and kinds are the course's.
 COURSE_STANDINS = {"course-gpt2": "gpt2", "course-gpt2-1x64": "gpt2", "course-gpt2-2x128": "openai-gpt",
                    "course-roberta": "roberta"}

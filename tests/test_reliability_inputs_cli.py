@@ -29,6 +29,8 @@ import pytest
 from lab.cli import MESSAGE_CHARS, main
 from tests.bad_inputs import CASES, LONG, URL_CASES
 
+pytestmark = pytest.mark.slow  # every case on every command, and real processes: minutes (docs/testing.md)
+
 ROOT = Path(__file__).resolve().parents[1]
 UNREADABLE = {"Cc", "Cf", "Cs", "Zl", "Zp"}  # what an error line must not carry raw: controls, bidi, breaks
 # Garbage for numeric options: a link's hand-crafted values, and a few more edges.
