@@ -34,6 +34,7 @@ MODULES = (
     "lab.cli.trace",
     "lab.cli.fill",
     "lab.cli.serve",
+    "lab.cli.replicas",
 )
 
 
