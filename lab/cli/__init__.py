@@ -35,6 +35,7 @@ MODULES = (
     "lab.cli.trace",
     "lab.cli.fill",
     "lab.cli.serve",
+    "lab.cli.replicas",
 )
 
 

@@ -9,6 +9,9 @@ abandons the generator (a later visit draws again: same seed, same text).
 
 from __future__ import annotations
 
+import time
+from contextlib import closing
+
 import streamlit as st
 
 from lab import sampling
@@ -25,6 +28,7 @@ RESULTS = "samp_results"  # session key: {(model, prompt, settings): result}, th
 KEEP = 8  # streamed results kept per session
 MAX_NEW = 128  # most new tokens the page generates
 SEED_MAX = 2**31 - 1
+FRAME_S = 0.05  # the stream redraws at most this often (the first token at once): a replay is not redrawn per token
 
 
 def filters(prefix: str, defaults=(1.0, 50, 0.9), cols=None) -> tuple[float, int, float]:
@@ -88,11 +92,17 @@ def stream(m, prompt: str, ids: list[int], s: Settings, box) -> dict:
     for old in list(store)[:-KEEP]:
         del store[old]
     box.markdown(text([], [], prompt, cursor=True), unsafe_allow_html=True)
-    for step in sampling.steps(m.model, ids, s.n, s.temperature, s.top_k, s.top_p, s.seed):
-        result["steps"].append(cached.finish_step(step, m.tokenizer))
-        result["tokens"].append({"id": step["id"], "token": token_texts(m.tokenizer, [step["id"]])[0], "p": step["p"]})
-        result["runs"] = cached.runs(m.tokenizer, result["tokens"])
-        box.markdown(text(result["tokens"], result["runs"], prompt, cursor=True), unsafe_allow_html=True)
+    drawn = 0.0
+    with closing(cached.steps(m, prompt, ids, s)) as steps:  # the model runs once per link (ui.cached.sampling)
+        for step in steps:
+            result["steps"].append(step)
+            result["tokens"].append({"id": step["id"], "token": token_texts(m.tokenizer, [step["id"]])[0],
+                                     "p": step["p"]})
+            if len(result["tokens"]) == 1 or time.monotonic() - drawn >= FRAME_S:  # a replay draws no frames
+                result["runs"] = cached.runs(m.tokenizer, result["tokens"])
+                box.markdown(text(result["tokens"], result["runs"], prompt, cursor=True), unsafe_allow_html=True)
+                drawn = time.monotonic()
+    result["runs"] = cached.runs(m.tokenizer, result["tokens"])
     result["done"] = True
     box.markdown(text(result["tokens"], result["runs"], prompt), unsafe_allow_html=True)
     return result

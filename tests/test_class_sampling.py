@@ -1,0 +1,53 @@
+"""The sampling page for a class on one link (issue 41): the model runs once per (model, prompt, settings, seed),
+however many readers open it. Forward passes are counted (conftest's `forwards`); the text is checked against
+the one the first reader streamed, which test_sampling_page.py checks against transformers' generate."""
+
+import threading
+from functools import partial
+
+from tests import pages
+from tests.test_sampling_page import streamed
+
+open_page = partial(pages.open_page, "app_pages/sampling.py")
+
+
+def test_later_readers_of_a_link_replay_it_without_a_forward_pass(course_standins, forwards):
+    first = open_page()
+    n = first.session_state["samp_n"]
+    assert forwards["n"] == 2 * n  # the stream and comparison B: the counter is live
+    text = streamed(first)
+    for _ in range(3):  # three more readers of the same link: each its own session, no model call
+        other = open_page()
+        assert streamed(other) == text and not other.exception
+    assert forwards["n"] == 2 * n
+    seeded = open_page(samp_seed=7)  # another link (another seed): generated, once
+    assert streamed(seeded) != text and forwards["n"] == 3 * n
+
+
+def test_readers_arriving_while_it_streams_follow_the_first_one(course_standins, forwards, monkeypatch):
+    """Three sessions at once (threads, as Streamlit runs them): the model runs for one stream only."""
+    from lab import sampling
+
+    real, started, release = sampling.steps, threading.Event(), threading.Event()
+
+    def slow(*args, **kwargs):  # the leader pauses after its first token, so the others arrive mid-stream
+        for i, step in enumerate(real(*args, **kwargs)):
+            yield step
+            if i == 0:
+                started.set()
+                release.wait(30)
+
+    monkeypatch.setattr(sampling, "steps", slow)
+    results = {}
+    lead = threading.Thread(target=lambda: results.setdefault("lead", open_page(timeout=120)))
+    lead.start()
+    assert started.wait(60)
+    others = [threading.Thread(target=lambda i=i: results.setdefault(i, open_page(timeout=120))) for i in range(2)]
+    for t in others:
+        t.start()
+    threading.Timer(2.0, release.set).start()
+    for t in [lead, *others]:
+        t.join(180)
+    n = results["lead"].session_state["samp_n"]
+    assert forwards["n"] == 2 * n  # one stream (and one comparison B), not three
+    assert streamed(results[0]) == streamed(results[1]) == streamed(results["lead"])
