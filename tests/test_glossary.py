@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.pages import open_page
+from ui.chapters import TITLES
 from ui.glossary import TERMS, matching
 
 PAGE = "app_pages/glossary.py"
@@ -15,6 +16,7 @@ def test_every_term_in_both_languages_and_the_course_words_are_there():
     keys = [k for k, *_ in TERMS]
     assert len(keys) == len(set(keys))
     for key, term, definition, page, params in TERMS:
+        assert page in TITLES, key
         assert all(term) and all(definition) and definition[0] != definition[1], key
         assert params, f"{key}: a link with inputs, not just a page"
     named = " ".join(term[0].lower() for _, term, *_ in TERMS)
