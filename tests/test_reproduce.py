@@ -103,3 +103,28 @@ def test_the_ceiling_page(fresh_caches, lang):
     for printed, e in zip(docs, table["e"], strict=True):
         assert printed["curve"][-1]["n"] == 16
         assert e == written(printed["e"], lang, 3)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_sampling_page(fresh_caches, lang):
+    """The sampled tokens: as many as the page's token picker offers, each labelled with the same text."""
+    from viz.sampling import visible
+
+    at = open_page("app_pages/sampling.py", timeout=180, lang=lang,
+                   state={"samp_prompt": "O \"pacote\" `apt` custa $5,", "samp_seed": 5, "samp_n": 8,
+                          "samp_temperature": 0.7, "samp_top_k": 20, "samp_top_p": 0.95})
+    [printed] = run_all(shown(at))
+    labels = at.get("button_group")[0].proto.options if at.get("button_group") else None
+    labels = [o.content for o in labels] if labels else [str(o) for o in at.pills(key="samp_pick").options]
+    assert len(printed["tokens"]) == len(labels) == 8
+    expected = [visible(r["text"]) + (f" ·{k + 1}/{r['stop'] - r['start']}" if r["stop"] - r["start"] > 1 else "")
+                for r in printed["runs"] for k in range(r["stop"] - r["start"])]
+    assert labels == [f"{i + 1} {e}" for i, e in enumerate(expected)]
+
+
+def test_the_attention_page(fresh_caches):
+    at = open_page("app_pages/attention.py", timeout=180, state={"attn_text": "It's \"$x\" `y`\nz"})
+    [printed] = run_all(shown(at))
+    split = next(m.value for m in at.markdown if m.value.startswith("**Split:**"))
+    assert f"{printed['n_layer']} layers, {len(printed['ids'])} tokens" in split
+    assert f"= {printed['n_head']} heads" in split
