@@ -16,6 +16,7 @@ st.set_page_config(page_title="GPT-2, taken apart", page_icon=ICON, layout="wide
 pages = [
     st.Page("app_pages/home.py", title=t(*TITLES["app_pages/home.py"]), icon=":material/home:", default=True),
     st.Page("app_pages/fossils.py", title=t(*TITLES["app_pages/fossils.py"]), icon=":material/history_edu:"),
+    st.Page("app_pages/glossary.py", title=t(*TITLES["app_pages/glossary.py"]), icon=":material/menu_book:"),
     st.Page("app_pages/tokens.py", title=t(*TITLES["app_pages/tokens.py"]), icon=":material/translate:"),
     st.Page("app_pages/analogies.py", title=t(*TITLES["app_pages/analogies.py"]), icon=":material/explore:"),
     st.Page("app_pages/attention.py", title=t(*TITLES["app_pages/attention.py"]), icon=":material/visibility:"),
@@ -27,6 +28,7 @@ pages = [
     st.Page("app_pages/detector.py", title=t(*TITLES["app_pages/detector.py"]), icon=":material/policy:"),
     st.Page("app_pages/code.py", title=t(*TITLES["app_pages/code.py"]), icon=":material/code:"),
     st.Page("app_pages/serving.py", title=t(*TITLES["app_pages/serving.py"]), icon=":material/dns:"),
+    st.Page("app_pages/lab_guide.py", title=t(*TITLES["app_pages/lab_guide.py"]), icon=":material/terminal:"),
     st.Page("app_pages/ceiling.py", title=t(*TITLES["app_pages/ceiling.py"]), icon=":material/vertical_align_top:"),
 ]
 nav = st.navigation(pages)

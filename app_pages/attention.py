@@ -6,6 +6,7 @@ from lab.causal import TROPHY
 from ui import presentation, widgets
 from ui.cached import attention as cached
 from ui.draw import attention as draw
+from ui.draw import reproduce
 from ui.i18n import lang, t
 from ui.model_loader import current_model
 from viz import attention as viz
@@ -50,3 +51,4 @@ with right:
     by = draw.all_heads(view, frame, metric, words)
 with left:
     draw.one_head(view, frame, layer, head, start, words, by)
+reproduce.command(["attention", "--json", "--model", m.name, "--text", text])  # chapter 15: this view from the shell

@@ -9,6 +9,7 @@ from lab.text import encode
 from ui import presentation, widgets
 from ui.cached import ceiling as cached
 from ui.draw import ceiling as draw
+from ui.draw import reproduce
 from ui.i18n import t
 from ui.limits import offered, page_cut
 from ui.messages import text as worded
@@ -77,3 +78,5 @@ with st.spinner(t("Measuring the three course decoders…", "Medindo os três de
 draw.course_table(rows, max_n)
 draw.verdict(ceiling.verdict(rows))
 draw.published()
+reproduce.command(*[["ceiling", "--json", "--model", r["model"], "--file", "-", "--max-n", str(max_n)]
+                    for r in results], stdin=text)  # chapter 15: this view from the shell

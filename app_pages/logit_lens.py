@@ -6,6 +6,7 @@ from lab import lens
 from ui import exports, messages, presentation, widgets
 from ui.cached import lens as cached
 from ui.draw import lens as draw
+from ui.draw import reproduce
 from ui.i18n import lang, t
 from ui.model_loader import current_decoder
 from ui.token_words import short_array, worded, worded_array
@@ -84,3 +85,5 @@ draw.metrics(view["rank"][:, position], view["p"][:, position])
 trace = viz.trace(viz.trace_frame(view["rank"][:, position], view["p"][:, position]), names=words, lang=lang())
 exports.chart("lens-trace", st, trace, key="lens_trace")
 st.dataframe(cached.trace_table(view, position), hide_index=True, column_config=cached.trace_columns())
+reproduce.command(["lens", "--json", "--model", m.name, "--text", text, "--position", str(position)]
+                  + (["--target", target] if target is not None else []))  # chapter 15: this view from the shell

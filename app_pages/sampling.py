@@ -6,6 +6,7 @@ from lab import sampling
 from lab.text import EmptyText, encode
 from ui import messages, presentation, widgets
 from ui.cached import sampling as cached
+from ui.draw import reproduce
 from ui.draw import sampling as draw
 from ui.i18n import lang, num, t
 from ui.model_loader import current_model
@@ -84,3 +85,5 @@ else:
         st.caption(f"{t('seed', 'semente')} {s.seed + i}")
         st.markdown(draw.text(r["tokens"], r["runs"]), unsafe_allow_html=True)
     st.caption(cached.variety(runs))
+reproduce.command(["sample", "--json", "--model", m.name, "--prompt", prompt, "--seed", str(s.seed), "--max-new-tokens",
+                   str(s.n), "--temperature", str(s.temperature), "--top-k", str(s.top_k), "--top-p", str(s.top_p)])

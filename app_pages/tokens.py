@@ -5,6 +5,7 @@ import streamlit as st
 from lab import tokens as lab
 from ui import presentation, widgets
 from ui.cached import tokens as cached
+from ui.draw import reproduce
 from ui.draw import tokens as draw
 from ui.i18n import t
 
@@ -54,3 +55,4 @@ else:
                           format_func={n: cached.encoding_name(n) for n in lab.ENCODINGS}.get).draw()
     draw.tokens(pt, name, costs[name]["tokens"], CHIP_LIMIT)
 draw.premium(pt, en, len(PAIRS))
+reproduce.command(["tokens", "--json", "-"], stdin=pt)  # chapter 15: this view from the shell

@@ -33,7 +33,7 @@ def test_a_link_opens_the_view_and_shows_its_command(app_url):
         code.wait_for(timeout=30_000)
         assert code.inner_text().strip() == "python -m lab fossils --json --model gpt2 --model gpt2-xl"
         code.hover()
-        assert page.locator('[data-testid="stCodeCopyButton"]').count() >= 1
+        assert page.locator('[data-testid="stCode"] button').count() >= 1  # the copy button
         assert page.locator('[data-testid="stException"]').count() == 0
 
 

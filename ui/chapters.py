@@ -7,6 +7,8 @@ from __future__ import annotations
 TITLES = {
     "app_pages/home.py": ("Home", "Início"),
     "app_pages/fossils.py": ("The fossils", "Os fósseis"),
+    "app_pages/glossary.py": ("Glossary", "Glossário"),
+    "app_pages/lab_guide.py": ("The lab guide", "O guia do laboratório"),
     "app_pages/tokens.py": ("Tokenization costs", "Custo da tokenização"),
     "app_pages/analogies.py": ("Embedding analogies", "Analogias de embeddings"),
     "app_pages/attention.py": ("Attention heads", "Cabeças de atenção"),
@@ -66,10 +68,28 @@ CHAPTERS = [
     ("14", "Serving a model over HTTP", "Servir um modelo por HTTP", ("app_pages/serving.py",),
      "python -m lab serve", "A real server and a real client, measured: batching, the cache, what production adds.",
      "Um servidor e um cliente de verdade, medidos: lotes, o cache, o que a produção acrescenta."),
-    ("15", "The lab guide", "O guia do laboratório", (), "python -m lab --help",
-     "Every number a page shows, reproduced from the shell.",
-     "Todo número que uma página mostra, reproduzido no terminal."),
+    ("15", "The lab guide", "O guia do laboratório", ("app_pages/lab_guide.py",), "python -m lab --help",
+     "Every command, chapter by chapter, with the page it reproduces; every page shows its own command.",
+     "Cada comando, capítulo por capítulo, com a página que ele reproduz; cada página mostra o seu comando."),
     ("16", "The ceiling of this path", "O teto deste caminho", ("app_pages/ceiling.py",), None,
      "The compounding-error argument, measured.", "O argumento do erro que se acumula, medido."),
-    ("—", "Glossary", "Glossário", (), None, "Not covered by the app.", "Não coberto pelo app."),
+    ("—", "Glossary", "Glossário", ("app_pages/glossary.py",), None,
+     "Every term the course uses, in the app's own words, each linked to the view that shows it.",
+     "Cada termo que o curso usa, nas palavras do app, cada um com o link da vista que o mostra."),
 ]
+
+# Each `python -m lab` command: (chapters, the page it reproduces or None). The lab-guide page lists the parser's
+# commands (lab.cli.guide), grouped by these chapters; a command missing here is listed under "other".
+COMMANDS = {
+    "fossils": ("00", "app_pages/fossils.py"), "models": ("00", None), "prefetch": ("00", None),
+    "tokens": ("01", "app_pages/tokens.py"), "premium": ("01", "app_pages/tokens.py"),
+    "analogy": ("02", "app_pages/analogies.py"), "neighbours": ("02", "app_pages/analogies.py"),
+    "attention": ("03, 04", "app_pages/attention.py"), "trophy": ("04, 11", "app_pages/causal_mask.py"),
+    "lens": ("05", "app_pages/logit_lens.py"), "perplexity": ("06, 08, 09", "app_pages/perplexity.py"),
+    "next": ("07", "app_pages/sampling.py"), "sample": ("07", "app_pages/sampling.py"),
+    "fill": ("09, 10, 11", "app_pages/fill.py"), "detect": ("12", "app_pages/detector.py"),
+    "detect-eval": ("12", "app_pages/detector.py"), "detect-set": ("12", None), "trace": ("13", "app_pages/code.py"),
+    "serve": ("14", "app_pages/serving.py"), "loadtest": ("14", "app_pages/serving.py"),
+    "ceiling": ("16", "app_pages/ceiling.py"), "bench": ("15", None), "corpus": ("15", None), "train": ("15", None),
+    "course-eval": ("15", None),
+}

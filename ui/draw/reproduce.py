@@ -1,7 +1,8 @@
 """Chapter 15 on every page: "reproduce this view", the exact `python -m lab ...` command that prints what the
 reader is looking at, for the page's current inputs, in a code block with a copy button.
 
-A page calls `reproduce.command(["lens", "--json", "--model", name, "--text", text, ...])` once, near its end;
+A page calls `reproduce.command(["lens", "--json", "--model", name, "--text", text, ...])` once, near its end
+(several argv lists: one line each);
 a text the command reads from a file is passed as `stdin=` and piped in with `printf '%s'` (the argv then says
 `--file -`). Every argument is quoted for a POSIX shell (shlex: single quotes, a quote inside written as
 '"'"'), so quotes, `$`, backticks, backslashes and line breaks reach the command exactly as typed.
@@ -30,14 +31,15 @@ def shell_line(argv: list[str], stdin: str | None = None) -> str:
     return f"printf '%s' {shlex.quote(stdin)} | {line}"
 
 
-def command(argv: list[str], stdin: str | None = None, where=None) -> str:
-    """Draw "Reproduce this view" with the command line in a code block (Streamlit's code block has a copy
-    button); returns the line."""
-    line = shell_line(argv, stdin)
+def command(*argvs: list[str], stdin: str | None = None, where=None) -> str:
+    """Draw "Reproduce this view" with the command line (one line per argv: a page that measures several
+    models gives one command each, the same `stdin` piped into each) in a code block, which has a copy button;
+    returns the lines."""
+    lines = "\n".join(shell_line(argv, stdin) for argv in argvs)
     box = (where or st).expander(t("Reproduce this view from the shell (chapter 15)",
                                    "Reproduza esta vista no terminal (capítulo 15)"), icon=":material/terminal:")
     box.caption(t("Run it in the project's folder (with its virtual environment active): its JSON carries the numbers "
                   "shown here.", "Rode na pasta do projeto (com o ambiente virtual ativo): o JSON que ele imprime traz "
                   "os números mostrados aqui."))
-    box.code(line, language="bash", wrap_lines=True)
-    return line
+    box.code(lines, language="bash", wrap_lines=True)
+    return lines

@@ -1,0 +1,130 @@
+"""Chapter 15 on every page: the command a page shows, run in a real shell, reproduces the page's view.
+
+Shell quoting is checked first on its own (a text with quotes, `$`, backticks, backslashes and line breaks reaches
+the program exactly), then pages in AppTest (English and Portuguese, a non-default view, the shipped course
+models): the command shown is run in bash and its JSON must carry the numbers the page shows."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.pages import open_page
+from ui.draw import reproduce
+
+ROOT = Path(__file__).resolve().parents[1]
+TRICKY = "It's \"quoted\" $HOME `id` $(echo x) \\n \\ back\nnew line\n\ttab; rm -rf / & echo |  ç ã 👍\n\n"
+ECHO = [sys.executable, "-c", "import sys, json; print(json.dumps([sys.argv[1:], sys.stdin.read()]))"]
+
+
+def bash(line: str, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}", "HOME": "/nonexistent-home"}
+    return subprocess.run(["bash", "-c", line], input=stdin, capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=600)
+
+
+@pytest.mark.parametrize("text", [TRICKY, "'", "''", "\\", "-", "--json", "", "a\x00b\\0c\x001", "%s %b \\x41"])
+def test_shell_quoting_reaches_the_program_exactly(monkeypatch, text):
+    monkeypatch.setattr(reproduce, "PROGRAM", ECHO)
+    as_arg = bash(reproduce.shell_line(["lens", "--text", text.replace("\x00", "")]))
+    assert json.loads(as_arg.stdout)[0] == ["lens", "--text", text.replace("\x00", "")]
+    piped = bash(reproduce.shell_line(["tokens", "-"], stdin=text))
+    assert json.loads(piped.stdout) == [["tokens", "-"], text], piped.stderr
+
+
+def test_a_real_command_with_a_tricky_text():
+    line = reproduce.shell_line(["lens", "--json", "--model", "course-gpt2", "--text", TRICKY])
+    printed = json.loads(bash(line).stdout)
+    from lab.models import load
+    from lab.text import encode
+
+    assert printed["ids"] == encode(load("course-gpt2").tokenizer, TRICKY)
+
+
+def shown(at) -> str:
+    """The code block of the page's "Reproduce this view" box (exactly one)."""
+    [box] = [e for e in at.expander if "(chapter 15)" in e.label or "(capítulo 15)" in e.label]
+    [code] = box.code
+    return code.value
+
+
+def run_all(script: str) -> list[dict]:
+    """Run the shown block in bash; every JSON document it prints, in order."""
+    out = bash(script)
+    assert out.returncode == 0, out.stderr
+    docs, text, decoder = [], out.stdout.strip(), json.JSONDecoder()
+    while text:
+        doc, end = decoder.raw_decode(text)
+        docs.append(doc)
+        text = text[end:].strip()
+    return docs
+
+
+def written(x, lang: str, decimals: int = 2) -> str:
+    from viz.format import number
+
+    return number(x, lang, decimals)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_tokens_page(fresh_caches, lang):
+    at = open_page("app_pages/tokens.py", timeout=120, lang=lang, state={"tokens_pt": TRICKY})
+    [printed] = run_all(shown(at))
+    printed = printed["encodings"]
+    table = at.table[0].value
+    assert [str(v) for v in table.loc["tokens"]] == [written(printed[e]["tokens"], lang) for e in printed]
+    assert printed["gpt2"]["chars"] == len(TRICKY)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_logit_lens_page(fresh_caches, lang):
+    at = open_page("app_pages/logit_lens.py", timeout=180, lang=lang,
+                   state={"lens_text": "O $pacote `foi` \"instalado\" com", "lens_word": "o"})
+    line = shown(at)
+    assert "--target ' o'" in line
+    [printed] = run_all(line)
+    rank = [m.value for m in at.metric][2]
+    assert rank == written(printed["target"]["rank"][-1], lang)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_ceiling_page(fresh_caches, lang):
+    at = open_page("app_pages/ceiling.py", timeout=300, lang=lang,
+                   state={"ceil_source": "own", "ceil_text": TRICKY * 6, "ceil_n": 16,
+                          "ceil_models": ["course-gpt2-1x64", "course-gpt2"]})
+    docs = run_all(shown(at))
+    table = at.dataframe[0].value
+    assert [d["model"] for d in docs] == ["course-gpt2-1x64", "course-gpt2"]
+    for printed, e in zip(docs, table["e"], strict=True):
+        assert printed["curve"][-1]["n"] == 16
+        assert e == written(printed["e"], lang, 3)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_sampling_page(fresh_caches, lang):
+    """The sampled tokens: as many as the page's token picker offers, each labelled with the same text."""
+    from viz.sampling import visible
+
+    at = open_page("app_pages/sampling.py", timeout=180, lang=lang,
+                   state={"samp_prompt": "O \"pacote\" `apt` custa $5,", "samp_seed": 5, "samp_n": 8,
+                          "samp_temperature": 0.7, "samp_top_k": 20, "samp_top_p": 0.95})
+    [printed] = run_all(shown(at))
+    labels = at.get("button_group")[0].proto.options if at.get("button_group") else None
+    labels = [o.content for o in labels] if labels else [str(o) for o in at.pills(key="samp_pick").options]
+    assert len(printed["tokens"]) == len(labels) == 8
+    expected = [visible(r["text"]) + (f" ·{k + 1}/{r['stop'] - r['start']}" if r["stop"] - r["start"] > 1 else "")
+                for r in printed["runs"] for k in range(r["stop"] - r["start"])]
+    assert labels == [f"{i + 1} {e}" for i, e in enumerate(expected)]
+
+
+def test_the_attention_page(fresh_caches):
+    at = open_page("app_pages/attention.py", timeout=180, state={"attn_text": "It's \"$x\" `y`\nz"})
+    [printed] = run_all(shown(at))
+    split = next(m.value for m in at.markdown if m.value.startswith("**Split:**"))
+    assert f"{printed['n_layer']} layers, {len(printed['ids'])} tokens" in split
+    assert f"= {printed['n_head']} heads" in split
