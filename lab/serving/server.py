@@ -87,27 +87,35 @@ def _stops(stop) -> list[str]:
 
 class Completion:
     """One request's tokens as they come from the engine: decoded incrementally (a character split over two
-    tokens is written once whole), cut at a stop string, pushed to an asyncio queue as chunks."""
+    tokens is written once whole), cut at a stop string, pushed to an asyncio queue as chunks. Text that could be
+    the start of a stop string is held back until the next tokens say whether it is one (a stop string split over
+    tokens is never streamed in part), and sent at the end if it was not."""
 
     def __init__(self, loaded, req: CompletionRequest, ids: list[int], loop, queue: asyncio.Queue):
         self.tok, self.req, self.loop, self.queue = loaded.tokenizer, req, loop, queue
         self.ids, self.new, self.text, self.stops = ids, [], "", _stops(req.stop)
+        self.sent = 0  # characters of self.text already streamed
         self.logprobs = {"tokens": [], "token_logprobs": [], "top_logprobs": [], "text_offset": []}
 
     def emit(self, token: int, logprob: float, top: list) -> bool:
         self.new.append(token)
         whole = self.tok.decode(self.new)
-        if whole.endswith("\ufffd"):  # half a character: wait for the rest
-            piece = ""
-        else:
-            piece, self.text = whole[len(self.text):], whole
+        if not whole.endswith("\ufffd"):  # else half a character: wait for the rest
+            self.text = whole
         cut = min((self.text.find(s) for s in self.stops if s in self.text), default=-1)
         if cut >= 0:
-            piece = piece[:max(0, len(piece) - (len(self.text) - cut))]
             self.text = self.text[:cut]
-        lp = self._logprob(token, logprob, top, len(self.text) - len(piece))
+        ready = len(self.text) if cut >= 0 else len(self.text) - self._held(self.text)
+        start = min(self.sent, ready)
+        piece, self.sent = self.text[start:ready], max(self.sent, ready)
+        lp = self._logprob(token, logprob, top, start)
         self.loop.call_soon_threadsafe(self.queue.put_nowait, ("token", piece, lp))
         return cut < 0
+
+    def _held(self, text: str) -> int:
+        """The length of the longest end of `text` that begins a stop string (0 without stops)."""
+        return max((n for s in self.stops for n in range(min(len(s) - 1, len(text)), 0, -1)
+                    if text.endswith(s[:n])), default=0)
 
     def _logprob(self, token: int, logprob: float, top: list, offset: int) -> dict | None:
         if self.req.logprobs is None:
@@ -120,6 +128,9 @@ class Completion:
         return entry
 
     def done(self, reason: str) -> None:
+        if self.sent < len(self.text):  # held back for a stop string that never came
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, ("token", self.text[self.sent:], None))
+            self.sent = len(self.text)
         self.loop.call_soon_threadsafe(self.queue.put_nowait, ("done", reason, None))
 
 
