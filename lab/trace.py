@@ -72,7 +72,7 @@ def view(name: str, x, head: int) -> dict:
     """What the page shows of one step: the shape, the chosen head's slice where there are heads, its first
     COLUMNS columns and each row's norm (over the finite entries), and the last row's top tokens for the logits."""
     shape = list(x.shape)
-    if name in ("present", "attn.present"):
+    if name == "present" or name.endswith("attn.present"):  # "h3.attn.present": the chosen layer's, prefixed
         x = x[..., head, :, :].reshape(-1, x.shape[-2], x.shape[-1])[-2:]  # the chosen head's keys and values
         x = x.transpose(0, 1).reshape(x.shape[1], -1)  # [S, 2D]: each token's key, then its value
     elif x.dim() == 3:

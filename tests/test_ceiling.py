@@ -85,6 +85,13 @@ def test_the_forced_token_is_the_least_likely_and_the_rest_is_teacher_forced(gpt
     assert r["with"] == hf_right(gpt2, swapped)[10:].tolist()
     summary = ceiling.forced_summary(gpt2, ids, k=4, positions=5)
     assert len(summary["positions"]) == 5 and 0 <= summary["error_with"] <= 1
+    runs = [ceiling.forced(gpt2, ids, p, 4) for p in summary["positions"]]  # each checked against transformers above
+    for name in ("without", "with"):
+        wrong = [[not x for x in r[name]] for r in runs]
+        assert summary[f"error_{name}"] == pytest.approx(sum(map(sum, wrong)) / sum(map(len, wrong)))
+        assert summary["by_distance"][name] == pytest.approx([np.mean([w[d] for w in wrong if len(w) > d])
+                                                              for d in range(4)])
+    # with and without kept apart on a text where they differ: tests/test_mistakes_ceiling.py (course-gpt2-1x64)
 
 
 @pytest.mark.parametrize("kwargs,reason", [({"max_n": 0}, "max_n"), ({"max_n": True}, "max_n")])

@@ -224,6 +224,9 @@ def test_the_default_bind_is_loopback_and_an_encoder_is_refused(capsys):
 def test_the_load_test_measures_and_refuses_what_it_should(server):
     r = loadtest.run(server.url, 2, 4, max_tokens=8, api_key="sekret")
     assert r["errors"] == 0 and r["tokens"] == 32 and r["ttft_p50"] > 0 and r["tokens_per_s"] > 0
+    assert (r["requests"], r["concurrency"]) == (4, 2) and 0 < r["ttft_p50"] <= r["ttft_p95"] < r["wall_s"]
+    assert r["tokens_per_s"] == pytest.approx(32 / r["wall_s"])  # all requests' tokens over the whole test
+    # TTFT, gaps and tokens/s against known delays: tests/test_mistakes_serving.py's fake server
     with pytest.raises(loadtest.LoadTestError, match="not a loopback"):
         loadtest.check("http://203.0.113.7:8000", 1, 1)
     with pytest.raises(loadtest.LoadTestError, match="concurrency must be"):

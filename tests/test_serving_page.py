@@ -4,7 +4,10 @@ returned; a URL that is not loopback is refused with a message; the hosted demo 
 
 from functools import partial
 
+import pytest
+
 from tests import pages
+from tests.test_tokens_page import chart_data
 
 PAGE = "app_pages/serving.py"
 open_page = partial(pages.open_page, PAGE, timeout=300)
@@ -28,6 +31,11 @@ def test_a_run_measures_every_mode_with_real_servers(fresh_caches):
     rows = at.session_state["serve_results"]["rows"]
     assert all(r["tokens"] == 2 * 4 for r in rows)  # every request wrote its 4 tokens
     assert len(at.get("vega_lite_chart")) == 3
+    for chart, measure, scale in zip(at.get("vega_lite_chart"), ("ttft_p50", "tbt_mean", "tokens_per_s"),
+                                     (1000, 1000, 1), strict=True):  # each line is lab's number, times in ms
+        data = chart_data(chart)
+        assert list(data["measure"]) == [measure] * len(rows)
+        assert list(data["value"]) == pytest.approx([scale * r[measure] for r in rows])
     assert "authentication" in set(table(at, "layer")["layer"])
 
 

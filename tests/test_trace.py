@@ -171,6 +171,9 @@ def test_kv_steps_decode_greedily_with_the_cache_growing(course):
     assert [r["token"] for r in rows[1:]] == greedy[len(ids):]
     assert [r["cache"] for r in rows] == [[4, 2, 8, len(ids) + i, 32] for i in range(5)]
     assert all(r["max_abs_diff"] < 1e-4 for r in rows) and all(r["with_cache"] > 0 for r in rows)
+    assert [r["tokens"] for r in rows] == [len(ids) + i for i in range(5)]
+    assert rows[0]["with_cache"] == rows[0]["without_cache"]  # the prefill: one pass either way
+    # which column is which: tests/test_mistakes_code.py times a fake model whose step time it sets
 
 
 def test_the_map_of_the_original_names_functions_of_lab_gpt2():

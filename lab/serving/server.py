@@ -147,7 +147,9 @@ def _stops(stop) -> list[str]:
 class Completion:
     """One choice's tokens as they come from the engine: decoded incrementally without special tokens (a
     character split over two tokens is written once whole), cut at a stop string, pushed to the request's asyncio
-    queue as (index, kind, value, logprobs)."""
+    queue as (index, kind, value, logprobs). Text that could be the start of a stop string is held back until the
+    next tokens say whether it is one (a stop string split over tokens is never streamed in part), and sent at the
+    end if it was not."""
 
     def __init__(self, tokenizer, index: int, stops: list[str], want_logprobs: bool, loop, queue: asyncio.Queue,
                  offset: int = 0):
@@ -155,21 +157,27 @@ class Completion:
         self.new, self.text, self.stops, self.want = [], "", stops, want_logprobs
         self.logprobs = {"tokens": [], "token_logprobs": [], "top_logprobs": [], "text_offset": []}
         self.reason = None
+        self.sent = 0  # characters of self.text already streamed
 
     def emit(self, token: int, logprob: float, top: list) -> bool:
         self.new.append(token)
         whole = self.tok.decode(self.new, skip_special_tokens=True)
-        if whole.endswith("\ufffd"):  # half a character: wait for the rest
-            piece = ""
-        else:
-            piece, self.text = whole[len(self.text):], whole
+        if not whole.endswith("\ufffd"):  # else half a character: wait for the rest
+            self.text = whole
         cut = min((self.text.find(s) for s in self.stops if s in self.text), default=-1)
         if cut >= 0:
-            piece = piece[:max(0, len(piece) - (len(self.text) - cut))]
             self.text = self.text[:cut]
-        lp = self.entry([(token, logprob, top)], self.offset + len(self.text) - len(piece))
+        ready = len(self.text) if cut >= 0 else len(self.text) - self._held(self.text)
+        start = min(self.sent, ready)
+        piece, self.sent = self.text[start:ready], max(self.sent, ready)
+        lp = self.entry([(token, logprob, top)], self.offset + start)
         self.loop.call_soon_threadsafe(self.queue.put_nowait, (self.index, "token", piece, lp))
         return cut < 0
+
+    def _held(self, text: str) -> int:
+        """The length of the longest end of `text` that begins a stop string (0 without stops)."""
+        return max((n for s in self.stops for n in range(min(len(s) - 1, len(text)), 0, -1)
+                    if text.endswith(s[:n])), default=0)
 
     def entry(self, steps: list[tuple], offset: int) -> dict | None:
         """The logprobs object of `steps` ((token, logprob, top) each), appended to the choice's whole one."""
@@ -188,6 +196,9 @@ class Completion:
         return entry
 
     def done(self, reason: str) -> None:
+        if self.sent < len(self.text):  # held back for a stop string that never came
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, (self.index, "token", self.text[self.sent:], None))
+            self.sent = len(self.text)
         self.loop.call_soon_threadsafe(self.queue.put_nowait, (self.index, "done", reason, None))
 
 
