@@ -2,7 +2,7 @@
 bounded load test for any such server (chapter 14).
 
     python -m lab serve --model M [--host 127.0.0.1] [--port 8000] [--api-key K] [--max-concurrent N]
-                        [--max-queue Q] [--no-batching] [--no-cache]
+                        [--max-queue Q] [--batching {off,static,continuous}] [--no-batching] [--no-cache]
     python -m lab loadtest --url URL --concurrency N --requests R [--max-tokens K] [--api-key K] [--json]
     python -m lab loadtest --in-process M --concurrency N --requests R [--max-tokens K] [--json]
 
@@ -27,7 +27,10 @@ def register(sub) -> None:
     p.add_argument("--api-key", metavar="K", help="require 'Authorization: Bearer K' on /v1/ routes")
     p.add_argument("--max-concurrent", type=int, default=8, metavar="N", help="requests decoded at once (default 8)")
     p.add_argument("--max-queue", type=int, default=16, metavar="Q", help="requests waiting beyond N; more: 429")
-    p.add_argument("--no-batching", action="store_true", help="decode one request at a time")
+    p.add_argument("--batching", choices=("off", "static", "continuous"), default=None,
+                   help="the scheduler: off (one request at a time), static (default: batches formed when one starts) "
+                        "or continuous (join at the next token, leave when done)")
+    p.add_argument("--no-batching", action="store_true", help="decode one request at a time (= --batching off)")
     p.add_argument("--no-cache", action="store_true", help="no key-value cache: re-read every sequence each step")
     p.set_defaults(run=run_serve)
 
@@ -60,9 +63,12 @@ def run_serve(args) -> int:
         raise CliError(f"{loaded.name} is an encoder: it does not write text, so there is nothing to serve")
     if args.host not in serve.LOOPBACK:
         print(f"lab serve: listening on {args.host}, reachable from other machines", file=sys.stderr)
-    options = serve.Options(args.api_key, args.max_concurrent, args.max_queue, not args.no_batching, not args.no_cache)
+    if args.no_batching and args.batching not in (None, "off"):
+        raise CliError(f"--no-batching and --batching {args.batching} contradict each other")
+    batching = "off" if args.no_batching else args.batching or "static"
+    options = serve.Options(args.api_key, args.max_concurrent, args.max_queue, batching, not args.no_cache, args.host)
     print(f"lab serve: {loaded.name} on http://{args.host}:{args.port}/v1 (batching "
-          f"{'on' if options.batching else 'off'}, cache {'on' if options.cache else 'off'})", file=sys.stderr)
+          f"{batching}, cache {'on' if options.cache else 'off'})", file=sys.stderr)
     serve.run(loaded, args.host, args.port, options)
     return 0
 
