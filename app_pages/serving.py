@@ -7,7 +7,7 @@ from lab.serving import loadtest
 from ui import presentation, widgets
 from ui.cached import serving as cached
 from ui.draw import serving as draw
-from ui.i18n import t
+from ui.i18n import num, t
 from ui.messages import text as worded
 from ui.model_loader import current_decoder
 
@@ -37,25 +37,32 @@ else:
                             horizontal=True, format_func=sources.get).draw()
     url = widgets.Text("serve_url", t("Server URL (loopback)", "URL do servidor (loopback)"), "http://127.0.0.1:8000",
                        kind="text_input").draw() if source == "url" else None
-    left, mid, right = st.columns(3)
+    left, mid, right, last = st.columns(4)
     concurrencies = widgets.MultiSelect("serve_conc", t("Concurrency", "Concorrência"), [1, 2, 4, 8, 16],
-                                        [1, 2, 4, 8]).draw(left)
+                                        [1, 8]).draw(left)
     requests = widgets.Slider("serve_requests", t("Requests at each concurrency", "Requisições em cada concorrência"),
                               2, 32, 8).draw(mid)
-    max_tokens = widgets.Slider("serve_tokens", t("Tokens per request", "Tokens por requisição"), 4, 64, 16).draw(right)
+    max_tokens = widgets.Slider("serve_tokens", t("Tokens per request (at most)", "Tokens por requisição (no máximo)"),
+                                4, 64, 16).draw(right)
+    repeats = widgets.Slider("serve_repeats", t("Repeats", "Repetições"), 1, 5, 2).draw(last)
     if url is not None and not url.strip():
         st.info(t("Type the server's URL.", "Digite a URL do servidor."))
     elif st.button(t("Run the load test", "Rodar o teste de carga"), type="primary", disabled=not concurrencies):
         try:
             loadtest.check(url or "http://127.0.0.1:1", max(concurrencies), requests)
-            cached.measure(model, url, sorted(concurrencies), requests, max_tokens, st.progress(0.0))
+            cached.measure(model, url, sorted(concurrencies), requests, max_tokens, st.progress(0.0), repeats)
         except (loadtest.LoadTestError, RuntimeError, OSError) as e:
             st.error(worded(e) if isinstance(e, loadtest.LoadTestError) else str(e))
     if cached.RESULTS in st.session_state:
         draw.results(st.session_state[cached.RESULTS])
     else:
-        st.caption(t("Nothing measured yet: it takes about half a minute on the course model.",
-                     "Nada medido ainda: leva cerca de meio minuto no modelo do curso."))
+        secs = num(loadtest.estimate_s(concurrencies or [1], requests, max_tokens, repeats), 0)
+        st.caption(t(f"Nothing measured yet: with these settings it takes about {secs} s on the course model.",
+                     f"Nada medido ainda: com estes ajustes leva cerca de {secs} s no modelo do curso."))
+
+st.subheader(t("Three schedulers, and a chat endpoint on a base model", "Três escalonadores, e um endpoint de chat "
+               "num modelo base"))
+draw.schedulers()
 
 st.subheader(t("What production adds", "O que a produção acrescenta"))
 draw.production()

@@ -260,7 +260,7 @@ def test_rows_of_any_length_share_a_batch_each_as_if_alone(course, options):
         with cf.ThreadPoolExecutor(4) as pool:
             out = list(pool.map(s.post, bodies))
         assert [o[0] for o in out] == [200] * 4, out
-        for (status, body), b in zip(out, bodies, strict=True):
+        for (_, body), b in zip(out, bodies, strict=True):
             assert body["choices"][0]["text"] == alone(course, b["prompt"], b["max_tokens"], b["temperature"],
                                                        b["seed"], b.get("top_k", 0)), (options, b["prompt"][:9])
         if options["batching"] != "off":
@@ -287,7 +287,7 @@ def test_an_engine_error_fails_only_its_request_and_is_logged(course, batching, 
 
     engine = Engine(course.model, batching, max_batch=4)
     ids = course.tokenizer(PROMPT)["input_ids"]
-    results, finished = {}, threading.Barrier(5)
+    results, finished = {}, threading.Event()
 
     def job(name, seed, poison=False):
         got = []
@@ -300,13 +300,14 @@ def test_an_engine_error_fails_only_its_request_and_is_logged(course, batching, 
 
         def done(reason):
             results[name] = (reason, got)
-            finished.wait(30)
+            if len(results) == 4:
+                finished.set()
         return Job(ids, 10, 0.9, 0, 1.0, seed, emit, done, request_id=name)
 
     with caplog.at_level("ERROR", logger="lab.serve"):
         for j in (job("a", 1), job("bad", 2, poison=True), job("c", 3), job("d", 4)):
             engine.submit(j)
-        finished.wait(60)
+        assert finished.wait(300)
     assert results["bad"][0].startswith("error") and "poisoned" in results["bad"][0]
     for name, seed in (("a", 1), ("c", 3), ("d", 4)):
         want = [s["id"] for s in sampling.steps(course.model, ids, 10, 0.9, 0, 1.0, seed)]
@@ -378,3 +379,48 @@ def test_special_tokens_stay_out_of_the_text(course):
     text = body["choices"][0]["text"]
     assert status == 200 and text == course.tokenizer.decode(new, skip_special_tokens=True)
     assert course.tokenizer.decode([eos]) not in text and body["usage"]["completion_tokens"] == 30
+
+
+# --- The load test: the metrics as the serving benchmarks report them, and its rough edges ----------------------
+
+def test_the_load_test_reports_ttft_itl_tpot_e2el_and_goodput(server):
+    r = loadtest.run(server.url, 2, 4, max_tokens=[6, 3], api_key="sekret", rate=50.0,
+                     slo={"ttft": 600.0, "itl": 600.0})
+    assert r["errors"] == 0 and r["tokens"] == 18 and r["rate"] == 50.0  # ignore_eos: exact lengths
+    for name in ("ttft", "itl", "tpot", "e2el"):
+        p50, p90, p99 = (r[f"{name}_p{q}_s"] for q in (50, 90, 99))
+        assert 0 < p50 <= p90 <= p99, name
+    assert r["ttft_p99_s"] <= r["e2el_p99_s"] and r["goodput"] == 1.0 and r["output_tokens_per_s"] > 0
+    assert loadtest.run(server.url, 1, 2, 3, api_key="sekret", slo={"ttft": 1e-9})["goodput"] == 0.0
+
+
+def test_percentiles_and_tpot_against_numpy():
+    import numpy as np
+
+    values = [0.3, 0.1, 0.7, 0.2, 0.9, 0.4]
+    for q in (0.5, 0.9, 0.99):
+        assert loadtest.percentile(values, q) == pytest.approx(float(np.percentile(values, 100 * q)))
+    assert loadtest.tpot({"e2el": 1.0, "ttft": 0.4, "tokens": 4}) == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--url", "http://127.0.0.1:99999"], "port"),
+    (["--url", "http://127.0.0.1:abc"], "port"),
+    (["--url", "http://127.0.0.1:8000/v1"], "without /v1"),
+    (["--url", "http://127.0.0.1:8000", "--timeout", "-1"], "--timeout"),
+    (["--url", "http://127.0.0.1:8000", "--deadline", "-5"], "--deadline"),
+    (["--url", "http://127.0.0.1:8000", "--rate", "0"], "--rate"),
+    (["--url", "http://127.0.0.1:8000", "--goodput", "ttft:-3"], "--goodput"),
+])
+def test_the_load_test_refuses_bad_input_in_one_line(args, words, capsys):
+    assert main(["loadtest", "--requests", "1", *args]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_load_test_on_a_keyed_server_and_on_ipv6_loopback(server, capsys):
+    for key in ([], ["--api-key", "wrong"]):
+        assert main(["loadtest", "--url", server.url, "--requests", "1", *key]) == 2
+        err = capsys.readouterr().err
+        assert "HTTP 401" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert loadtest.check("http://[::1]:8000", 1, 1).hostname == "::1"

@@ -11,7 +11,9 @@ from tests.test_tokens_page import chart_data
 
 PAGE = "app_pages/serving.py"
 open_page = partial(pages.open_page, PAGE, timeout=300)
-SMALL = {"serve_conc": "1,2", "serve_requests": "2", "serve_tokens": "4"}
+SMALL = {"serve_conc": "1,2", "serve_requests": "2", "serve_tokens": "4", "serve_repeats": "2"}
+MODES = ("function call (no HTTP)", "HTTP, no batching", "HTTP, batching", "HTTP, continuous batching",
+         "HTTP, batching, no key-value cache")
 
 
 def table(at, column):
@@ -25,17 +27,19 @@ def test_a_run_measures_every_mode_with_real_servers(fresh_caches):
     at.button[0].click().run()
     assert not at.exception and not at.error
     shown = table(at, "mode")
-    assert list(shown["mode"]) == [m for m in ("function call (no HTTP)", "HTTP, no batching", "HTTP, batching",
-                                               "HTTP, batching, no key-value cache") for _ in (1, 2)]
-    assert list(shown["concurrency"]) == [1, 2] * 4 and set(shown["errors"]) == {0}
+    assert list(shown["mode"]) == [m for m in MODES for _ in (1, 2)]
+    assert list(shown["concurrency"]) == [1, 2] * 5 and set(shown["errors"]) == {0}
     rows = at.session_state["serve_results"]["rows"]
-    assert all(r["tokens"] == 2 * 4 for r in rows)  # every request wrote its 4 tokens
+    assert all(r["tokens"] == 4 + 1 and r["repeats"] == 2 for r in rows)  # mixed lengths 4, 1: each wrote all
+    assert all(r["tokens_per_s_lo"] <= r["tokens_per_s"] <= r["tokens_per_s_hi"] for r in rows)
     assert len(at.get("vega_lite_chart")) == 3
     for chart, measure, scale in zip(at.get("vega_lite_chart"), ("ttft_p50", "tbt_mean", "tokens_per_s"),
                                      (1000, 1000, 1), strict=True):  # each line is lab's number, times in ms
         data = chart_data(chart)
         assert list(data["measure"]) == [measure] * len(rows)
         assert list(data["value"]) == pytest.approx([scale * r[measure] for r in rows])
+    assert not at.get("progress")  # the bar goes away when the run ends
+    assert set(table(at, "TTFT p99")["goodput"]) and any("inter-token latency" in m.value for m in at.markdown)
     assert "authentication" in set(table(at, "layer")["layer"])
 
 

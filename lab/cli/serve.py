@@ -2,8 +2,9 @@
 bounded load test for any such server (chapter 14).
 
     python -m lab serve --model M [--host 127.0.0.1] [--port 8000] [--api-key K] [--max-concurrent N]
-                        [--max-queue Q] [--no-batching] [--no-cache]
-    python -m lab loadtest --url URL --concurrency N --requests R [--max-tokens K] [--api-key K] [--json]
+                        [--max-queue Q] [--batching {off,static,continuous}] [--no-batching] [--no-cache]
+    python -m lab loadtest --url URL --concurrency N --requests R [--max-tokens K] [--api-key K] [--rate R]
+                           [--goodput ttft:1000 itl:100] [--json]
     python -m lab loadtest --in-process M --concurrency N --requests R [--max-tokens K] [--json]
 
 See lab/serving/server.py (the API and its errors), lab/serving/engine.py (batching, the cache)
@@ -27,7 +28,10 @@ def register(sub) -> None:
     p.add_argument("--api-key", metavar="K", help="require 'Authorization: Bearer K' on /v1/ routes")
     p.add_argument("--max-concurrent", type=int, default=8, metavar="N", help="requests decoded at once (default 8)")
     p.add_argument("--max-queue", type=int, default=16, metavar="Q", help="requests waiting beyond N; more: 429")
-    p.add_argument("--no-batching", action="store_true", help="decode one request at a time")
+    p.add_argument("--batching", choices=("off", "static", "continuous"), default=None,
+                   help="the scheduler: off (one request at a time), static (default: batches formed when one starts) "
+                        "or continuous (join at the next token, leave when done)")
+    p.add_argument("--no-batching", action="store_true", help="decode one request at a time (= --batching off)")
     p.add_argument("--no-cache", action="store_true", help="no key-value cache: re-read every sequence each step")
     p.set_defaults(run=run_serve)
 
@@ -42,6 +46,10 @@ def register(sub) -> None:
     p.add_argument("--timeout", type=float, default=120, help="seconds per request (default 120)")
     p.add_argument("--deadline", type=float, default=600, help="seconds for the whole test (default 600)")
     p.add_argument("--allow-remote", action="store_true", help="allow a server on another machine")
+    p.add_argument("--rate", type=float, metavar="R",
+                   help="requests per second arriving as a Poisson process (at most --concurrency in flight)")
+    p.add_argument("--goodput", nargs="+", metavar="KEY:MS",
+                   help="the SLOs goodput counts, in ms: ttft, itl, tpot, e2el (default ttft:1000 itl:100)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run_loadtest)
 
@@ -60,9 +68,12 @@ def run_serve(args) -> int:
         raise CliError(f"{loaded.name} is an encoder: it does not write text, so there is nothing to serve")
     if args.host not in serve.LOOPBACK:
         print(f"lab serve: listening on {args.host}, reachable from other machines", file=sys.stderr)
-    options = serve.Options(args.api_key, args.max_concurrent, args.max_queue, not args.no_batching, not args.no_cache)
+    if args.no_batching and args.batching not in (None, "off"):
+        raise CliError(f"--no-batching and --batching {args.batching} contradict each other")
+    batching = "off" if args.no_batching else args.batching or "static"
+    options = serve.Options(args.api_key, args.max_concurrent, args.max_queue, batching, not args.no_cache, args.host)
     print(f"lab serve: {loaded.name} on http://{args.host}:{args.port}/v1 (batching "
-          f"{'on' if options.batching else 'off'}, cache {'on' if options.cache else 'off'})", file=sys.stderr)
+          f"{batching}, cache {'on' if options.cache else 'off'})", file=sys.stderr)
     serve.run(loaded, args.host, args.port, options)
     return 0
 
@@ -74,9 +85,12 @@ def run_loadtest(args) -> int:
     if not 1 <= args.max_tokens <= 1024:
         raise CliError(f"--max-tokens must be from 1 to 1,024, not {args.max_tokens}")
     try:
+        loadtest.check_limits(args.timeout, args.deadline, args.rate)
+        slo = loadtest.parse_slo(args.goodput)
         if args.url:
             r = loadtest.run(args.url, args.concurrency, args.requests, args.max_tokens, api_key=args.api_key,
-                             timeout=args.timeout, deadline=args.deadline, allow_remote=args.allow_remote)
+                             timeout=args.timeout, deadline=args.deadline, allow_remote=args.allow_remote,
+                             rate=args.rate, slo=slo)
         else:
             loadtest.check("http://127.0.0.1:1", args.concurrency, args.requests)
             r = loadtest.in_process(load_model_arg(args.in_process), args.concurrency, args.requests,
@@ -90,4 +104,10 @@ def run_loadtest(args) -> int:
         print_table(["concurrency", "requests", "errors", "TTFT p50 ms", "TTFT p95 ms", "ms between tokens",
                      "tokens/s"], [[r["concurrency"], r["requests"], r["errors"], ms(r["ttft_p50"]), ms(r["ttft_p95"]),
                                     ms(r["tbt_mean"]), r["tokens_per_s"]]])
+        print_table(["metric", "p50 ms", "p90 ms", "p99 ms"],
+                    [[name.upper(), *(ms(r.get(f"{name}_p{q}_s")) for q in (50, 90, 99))]
+                     for name in ("ttft", "itl", "tpot", "e2el")])
+        if r.get("goodput") is not None:
+            slo = ", ".join(f"{k.upper()} <= {1000 * v:g} ms" for k, v in r["slo_s"].items())
+            print(f"goodput: {100 * r['goodput']:.0f}% of requests met {slo}")
     return 0
