@@ -30,7 +30,8 @@ SPACE = "Ġ"  # byte-level BPE's space (a token of its own when a space stands a
 class FillError(LabError):
     """Bad input: `reason` "empty", "no_mask", "decoder" (model: fill needs an encoder), "encoder" (model: the
     comparison's decoder is one), "in_word" (char: a mask glued to a letter or digit), "too_long" (tokens,
-    context), "tokenizer" (encoder, decoder, position: the two split the text differently)."""
+    context), "tokenizer" (encoder, decoder, position: the two split the text differently), "pair" (word: the
+    word that refers back is not in both sentences of a pair before they differ)."""
 
 
 def masked_ids(tokenizer, text: str) -> tuple[list[int], list[int]]:
@@ -178,6 +179,35 @@ def compare(encoder, decoder, text: str) -> dict:
     return {"positions": [{"token": tokens[i], "encoder_p": float(ep[i]), "encoder_rank": int(er[i]),
                            "decoder_p": float(dp[i - 1]) if i else None,
                            "decoder_rank": int(dr[i - 1]) if i else None} for i in range(len(tokens))]}
+
+
+# The trophy pair for fill in the blank, per language: (sentence A, sentence B, the word that refers back). English
+# is lab.causal's; in Portuguese both nouns are feminine (a taça, a mala), so "ela" is as open as English "it" until
+# the deciding word ("grande" / "pequena"). lab.causal's Portuguese pair ("O troféu ... porque era ...") has no
+# pronoun: its "era" and its last piece ("is" of "demais") are the same in both sentences and decide nothing.
+PAIRS = {
+    "en": ("The trophy didn't fit in the suitcase because it was too big.",
+           "The trophy didn't fit in the suitcase because it was too small.", "it"),
+    "pt": ("A taça não coube na mala porque ela era grande demais.",
+           "A taça não coube na mala porque ela era pequena demais.", "ela"),
+}
+
+
+def pair_positions(tokenizer, a: str, b: str, word: str) -> list[tuple[int, int]]:
+    """For each sentence of a pair, (the token where `word` starts, the first token where the sentences differ): the
+    word that refers back and the word that decides what it refers to. FillError ("pair") when the word is not in
+    both sentences before the point where they differ."""
+    out = []
+    ids = [tokenizer(s, verbose=False)["input_ids"] for s in (a, b)]
+    differ = next((i for i, (x, y) in enumerate(zip(*ids, strict=False)) if x != y), None)
+    for sentence in (a, b):
+        at = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", sentence)
+        offsets = tokenizer(sentence, return_offsets_mapping=True)["offset_mapping"]
+        k = next((i for i, (lo, hi) in enumerate(offsets) if at and lo <= at.start() < hi), None)
+        if k is None or differ is None or k >= differ:
+            raise FillError(f"'{word}' must come in both sentences before they differ", "pair", word=word)
+        out.append((k, differ))
+    return out
 
 
 def right_context_gain(positions: list[dict]) -> list[float | None]:
