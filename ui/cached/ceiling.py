@@ -15,24 +15,43 @@ PAGE_CHARS = 6_000  # the page measures a text's first 6,000 characters (the CLI
 K = 16  # tokens followed after a forced one
 
 
+LONGEST = 128  # the page's "longest run" slider ends here: measured once at it, every shorter run is a cut of it
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
+def _longest(model: str, text: str) -> dict:
+    """lab.ceiling.ceiling's result up to LONGEST: the one forward pass a text and a model need."""
+    return ceiling.ceiling(get_model(model), text, LONGEST)
+
+
 def measured(model: str, text: str, max_n: int) -> dict:
-    """lab.ceiling.ceiling's result (CeilingError on bad input) plus the half-lives of both curves."""
-    r = ceiling.ceiling(get_model(model), text, max_n)
+    """lab.ceiling.ceiling's result for max_n (CeilingError on bad input) plus the half-lives of both curves. For
+    max_n up to LONGEST it is the LONGEST measurement cut to max_n (observed(n) does not depend on max_n), so
+    moving the slider runs no model."""
+    r = ceiling.ceiling(get_model(model), text, max_n) if max_n > LONGEST else _longest(model, text)
+    r = r | {"curve": r["curve"][:max_n]}
     observed = [c["observed"] if c["observed"] is not None else float("nan") for c in r["curve"]]
     return r | {"half_observed": ceiling.half_life(observed),
                 "half_predicted": ceiling.half_life([c["predicted"] for c in r["curve"]])}
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
 def course_table(max_n: int) -> list[dict]:
-    """Every course decoder on the unseen documentation in each language: e, both half-lives, the two
-    conditional error rates, and the forced-error experiment's error rates."""
+    """Every course decoder on the unseen documentation in each language: e, both half-lives (within max_n), the
+    two conditional error rates, and the forced-error experiment's error rates; computed once (_course_rows)."""
+    rows = _course_rows()
+    for r in rows:
+        for key in ("half_observed", "half_predicted"):
+            r[key] = r[key] if r[key] is None or r[key] <= max_n else None
+    return rows
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def _course_rows() -> list[dict]:
     rows, texts = [], ceiling.unseen_texts()
     for name in COURSE_DECODERS:
         m = get_model(name)
         for lang, text in texts.items():
-            r = measured(name, text[:PAGE_CHARS], max_n)
+            r = measured(name, text[:PAGE_CHARS], LONGEST)
             f = ceiling.forced_summary(m, encode(m.tokenizer, text[:PAGE_CHARS]), k=K)
             rows.append({"model": name, "lang": lang, "tokens": r["tokens"], "e": r["e"],
                          "half_observed": r["half_observed"], "half_predicted": r["half_predicted"],
