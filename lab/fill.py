@@ -10,8 +10,9 @@
   10 % a random token, 10 % unchanged), with static masking (one pattern every epoch) or dynamic masking (a new
   one each time), drawn by the very function that trained course-roberta (lab.course.train.mask_tokens).
 
-A mask absorbs the space before it, as roberta-base's tokenizer does (its <mask> strips left): "the <mask>
-sat" asks for " cat", not for "cat" after a lone space token. "[MASK]" is read as <mask>.
+A mask absorbs the space before it because the encoder's tokenizer says so (<mask> strips left, in
+roberta-base's files and in course-roberta's): "the <mask> sat" asks for " cat", not for "cat" after a lone
+space token, here and in transformers' fill-mask pipeline alike. "[MASK]" is read as <mask>.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from lab.errors import LabError
 from lab.models import context_of, kind_of
 
 MASK_FORMS = re.compile(r"<mask>|\[MASK\]")
-SPACE = "Ġ"  # byte-level BPE's space (a token of its own when a space stands alone)
 
 
 class FillError(LabError):
@@ -35,8 +35,10 @@ class FillError(LabError):
 
 
 def masked_ids(tokenizer, text: str) -> tuple[list[int], list[int]]:
-    """(ids, the positions of the masks): the tokenizer's ids for text with every mask in place, a lone space
-    token before a mask dropped (the mask stands for a token with its space)."""
+    """(ids, the positions of the masks): the tokenizer's own ids for text with every mask in place. The space
+    before a mask goes with it (the mask stands for a token with its space) because the tokenizer's <mask>
+    strips left, as roberta-base's does and course-roberta's ships (lab.encodings.hf_roberta_tokenizer);
+    transformers' fill-mask pipeline then reads the text as the page does."""
     if not text.strip():
         raise FillError("the text is empty", "empty")
     marks = list(MASK_FORMS.finditer(text))
@@ -48,10 +50,7 @@ def masked_ids(tokenizer, text: str) -> tuple[list[int], list[int]]:
             raise FillError(f"the mask at character {m.start()} is inside a word: the model fills whole tokens, "
                             "so put a space or punctuation around it", "in_word", char=m.start())
     ids = list(tokenizer(MASK_FORMS.sub(tokenizer.mask_token, text), verbose=False)["input_ids"])
-    space = tokenizer.convert_tokens_to_ids(SPACE)
-    mask = tokenizer.mask_token_id
-    ids = [t for i, t in enumerate(ids) if not (t == space and i + 1 < len(ids) and ids[i + 1] == mask)]
-    return ids, [i for i, t in enumerate(ids) if t == mask]
+    return ids, [i for i, t in enumerate(ids) if t == tokenizer.mask_token_id]
 
 
 def check_encoder(loaded) -> None:
