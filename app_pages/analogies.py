@@ -22,6 +22,7 @@ presentation.explain(t(
 m = current_model()
 w = draw.inputs()  # every input bound before the preset box: its callback fills the words
 w["an_preset"].draw()
+draw.famous_button()
 cols = st.columns(4)
 a, b, c, expected = (w[key].draw(col) for col, key in zip(cols, ("an_a", "an_b", "an_c", "an_expected"), strict=True))
 with presentation.options():  # folded away on a projector

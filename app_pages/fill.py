@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from lab import models
-from lab.causal import TROPHY
+from lab import fill, models
 from lab.errors import LabError
 from lab.models import registry
 from ui import presentation, widgets
@@ -49,7 +48,7 @@ except LabError as e:
 st.subheader(t("Same sentence, both models, every position", "A mesma frase, os dois modelos, cada posição"))
 decoders = [n for n in offered(registry.REGISTRY) if registry.info(n).kind == "decoder"]
 decoder = widgets.Choice("fill_decoder", t("Decoder", "Decoder"), decoders, models.DEFAULT_OFFLINE).draw()
-pair = widgets.Text("fill_pair", t("Sentence", "Frase"), t(TROPHY["en"][0], TROPHY["pt"][0]), height=70).draw()
+pair = widgets.Text("fill_pair", t("Sentence", "Frase"), t(fill.PAIRS["en"][0], fill.PAIRS["pt"][0]), height=70).draw()
 try:
     draw.comparison(cached.compared(m.name, decoder, pair), m.name, decoder)
     draw.trophy(cached.trophy(m.name, decoder, lang()), m.name, decoder)

@@ -152,8 +152,10 @@ def hf_roberta_tokenizer(n_merges: int | None = None):
 
     <s> <pad> </s> <unk> take ids 0-3 (RoBERTa's position ids assume pad = 1), GPT-2's ids follow
     shifted by 4 (with n_merges, only the first 256 + n_merges: the BPE tokens of the cut
-    vocabulary), and <mask> comes last.
+    vocabulary), and <mask> comes last. <mask> strips the space before it (lstrip), as roberta-base's does:
+    "the <mask> sat" asks for " cat", and transformers' fill-mask pipeline reads it so too.
     """
+    from tokenizers import AddedToken
     from transformers import RobertaTokenizerFast
 
     gpt2_vocab, merges = gpt2_files()
@@ -164,4 +166,5 @@ def hf_roberta_tokenizer(n_merges: int | None = None):
     merges = merges if n_merges is None else merges[:n_merges]
     return RobertaTokenizerFast(vocab=vocab, merges=list(merges), bos_token="<s>", eos_token="</s>",
                                 sep_token="</s>", cls_token="<s>", unk_token="<unk>",
-                                pad_token="<pad>", mask_token="<mask>")
+                                pad_token="<pad>", mask_token=AddedToken("<mask>", lstrip=True, normalized=False,
+                                                                         special=True))

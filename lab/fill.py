@@ -10,8 +10,9 @@
   10 % a random token, 10 % unchanged), with static masking (one pattern every epoch) or dynamic masking (a new
   one each time), drawn by the very function that trained course-roberta (lab.course.train.mask_tokens).
 
-A mask absorbs the space before it, as roberta-base's tokenizer does (its <mask> strips left): "the <mask>
-sat" asks for " cat", not for "cat" after a lone space token. "[MASK]" is read as <mask>.
+A mask absorbs the space before it because the encoder's tokenizer says so (<mask> strips left, in
+roberta-base's files and in course-roberta's): "the <mask> sat" asks for " cat", not for "cat" after a lone
+space token, here and in transformers' fill-mask pipeline alike. "[MASK]" is read as <mask>.
 """
 
 from __future__ import annotations
@@ -25,18 +26,20 @@ from lab.models import context_of, kind_of, require_decoder
 from lab.text import check_fits
 
 MASK_FORMS = re.compile(r"<mask>|\[MASK\]")
-SPACE = "Ġ"  # byte-level BPE's space (a token of its own when a space stands alone)
 
 
 class FillError(LabError):
     """Bad input: `reason` "empty", "no_mask", "decoder" (model: fill needs an encoder), "encoder" (model: the
     comparison's decoder is one), "in_word" (char: a mask glued to a letter or digit), "too_long" (tokens,
-    context), "tokenizer" (encoder, decoder, position: the two split the text differently)."""
+    context), "tokenizer" (encoder, decoder, position: the two split the text differently), "pair" (word: the
+    word that refers back is not in both sentences of a pair before they differ)."""
 
 
 def masked_ids(tokenizer, text: str) -> tuple[list[int], list[int]]:
-    """(ids, the positions of the masks): the tokenizer's ids for text with every mask in place, a lone space
-    token before a mask dropped (the mask stands for a token with its space)."""
+    """(ids, the positions of the masks): the tokenizer's own ids for text with every mask in place. The space
+    before a mask goes with it (the mask stands for a token with its space) because the tokenizer's <mask>
+    strips left, as roberta-base's does and course-roberta's ships (lab.encodings.hf_roberta_tokenizer);
+    transformers' fill-mask pipeline then reads the text as the page does."""
     if not text.strip():
         raise FillError("the text is empty", "empty")
     marks = list(MASK_FORMS.finditer(text))
@@ -48,10 +51,7 @@ def masked_ids(tokenizer, text: str) -> tuple[list[int], list[int]]:
             raise FillError(f"the mask at character {m.start()} is inside a word: the model fills whole tokens, "
                             "so put a space or punctuation around it", "in_word", char=m.start())
     ids = list(tokenizer(MASK_FORMS.sub(tokenizer.mask_token, text), verbose=False)["input_ids"])
-    space = tokenizer.convert_tokens_to_ids(SPACE)
-    mask = tokenizer.mask_token_id
-    ids = [t for i, t in enumerate(ids) if not (t == space and i + 1 < len(ids) and ids[i + 1] == mask)]
-    return ids, [i for i, t in enumerate(ids) if t == mask]
+    return ids, [i for i, t in enumerate(ids) if t == tokenizer.mask_token_id]
 
 
 def check_encoder(loaded) -> None:
@@ -174,6 +174,35 @@ def compare(encoder, decoder, text: str) -> dict:
     return {"positions": [{"token": tokens[i], "encoder_p": float(ep[i]), "encoder_rank": int(er[i]),
                            "decoder_p": float(dp[i - 1]) if i else None,
                            "decoder_rank": int(dr[i - 1]) if i else None} for i in range(len(tokens))]}
+
+
+# The trophy pair for fill in the blank, per language: (sentence A, sentence B, the word that refers back). English
+# is lab.causal's; in Portuguese both nouns are feminine (a taça, a mala), so "ela" is as open as English "it" until
+# the deciding word ("grande" / "pequena"). lab.causal's Portuguese pair ("O troféu ... porque era ...") has no
+# pronoun: its "era" and its last piece ("is" of "demais") are the same in both sentences and decide nothing.
+PAIRS = {
+    "en": ("The trophy didn't fit in the suitcase because it was too big.",
+           "The trophy didn't fit in the suitcase because it was too small.", "it"),
+    "pt": ("A taça não coube na mala porque ela era grande demais.",
+           "A taça não coube na mala porque ela era pequena demais.", "ela"),
+}
+
+
+def pair_positions(tokenizer, a: str, b: str, word: str) -> list[tuple[int, int]]:
+    """For each sentence of a pair, (the token where `word` starts, the first token where the sentences differ): the
+    word that refers back and the word that decides what it refers to. FillError ("pair") when the word is not in
+    both sentences before the point where they differ."""
+    out = []
+    ids = [tokenizer(s, verbose=False)["input_ids"] for s in (a, b)]
+    differ = next((i for i, (x, y) in enumerate(zip(*ids, strict=False)) if x != y), None)
+    for sentence in (a, b):
+        at = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", sentence)
+        offsets = tokenizer(sentence, return_offsets_mapping=True)["offset_mapping"]
+        k = next((i for i, (lo, hi) in enumerate(offsets) if at and lo <= at.start() < hi), None)
+        if k is None or differ is None or k >= differ:
+            raise FillError(f"'{word}' must come in both sentences before they differ", "pair", word=word)
+        out.append((k, differ))
+    return out
 
 
 def right_context_gain(positions: list[dict]) -> list[float | None]:

@@ -68,9 +68,10 @@ def weights(model) -> dict:
             "h": layers, "n_head": cfg.n_head, "eps": cfg.layer_norm_epsilon}
 
 
-def view(name: str, x, head: int) -> dict:
+def view(name: str, x, head: int, whole: bool = False) -> dict:
     """What the page shows of one step: the shape, the chosen head's slice where there are heads, its first
-    COLUMNS columns and each row's norm (over the finite entries), and the last row's top tokens for the logits."""
+    COLUMNS columns (all of them when `whole`) and each row's norm (over the finite entries), and the last row's
+    top tokens for the logits."""
     shape = list(x.shape)
     if name == "present" or name.endswith("attn.present"):  # "h3.attn.present": the chosen layer's, prefixed
         x = x[..., head, :, :].reshape(-1, x.shape[-2], x.shape[-1])[-2:]  # the chosen head's keys and values
@@ -79,7 +80,7 @@ def view(name: str, x, head: int) -> dict:
         x = x[head]  # [T, S] or [T, D]
     finite = x.isfinite()
     norms = x.where(finite, 0).norm(dim=-1) if x.dim() > 1 else x.abs().float()
-    out = {"name": name, "shape": shape, "values": x[..., :COLUMNS].float().numpy().copy(),
+    out = {"name": name, "shape": shape, "values": (x if whole else x[..., :COLUMNS]).float().numpy().copy(),
            "norms": norms.float().numpy().copy()}
     if name == "logits":
         top = x[-1].topk(TOP)
@@ -92,24 +93,25 @@ class Trace:
     the recorder for block i: one that names its steps "h<i>." and shares this trace's list for the chosen
     layer, lab.gpt2.nothing for the others."""
 
-    def __init__(self, layer: int, head: int, prefix: str = "", steps: list | None = None):
-        self.at, self.head, self.prefix = layer, head, prefix
+    def __init__(self, layer: int, head: int, prefix: str = "", steps: list | None = None, whole: tuple = ()):
+        self.at, self.head, self.prefix, self.whole = layer, head, prefix, whole
         self.steps = [] if steps is None else steps
 
     def __call__(self, name, x):
-        self.steps.append(view(self.prefix + name, x, self.head))
+        self.steps.append(view(self.prefix + name, x, self.head, self.prefix + name in self.whole))
         return x
 
     def layer(self, i: int):
-        return Trace(i, self.head, f"h{i}.", self.steps) if i == self.at else gpt2.nothing
+        return Trace(i, self.head, f"h{i}.", self.steps, self.whole) if i == self.at else gpt2.nothing
 
 
-def run(loaded, ids: list[int], layer: int = 0, head: int = 0, past=None):
-    """lab.gpt2.model over ids with a Trace of (layer, head): (logits [T, V], present, trace)."""
+def run(loaded, ids: list[int], layer: int = 0, head: int = 0, past=None, whole: tuple = ()):
+    """lab.gpt2.model over ids with a Trace of (layer, head): (logits [T, V], present, trace); the steps named in
+    `whole` keep every column."""
     import torch
 
     check(loaded, layer, head)
-    trace = Trace(layer, head)
+    trace = Trace(layer, head, whole=whole)
     with torch.inference_mode():
         logits, present = gpt2.model(weights(loaded.model), torch.tensor(ids), past, trace)
     return logits, present, trace
@@ -131,11 +133,12 @@ def token_ids(loaded, text: str) -> list[int]:
 
 
 def trace(loaded, text: str, layer: int = 0, head: int = 0) -> dict:
-    """The CLI's contract: {"tokens", "steps": [{"name", "shape"}], "attention" (layer, head, after softmax),
+    """The CLI's contract: {"tokens", "steps": [{"name", "shape"}], "attention" (layer, head, after softmax: the
+    whole [T, T] matrix, however long the text),
     "top": [{"id", "token", "logit"}] (last position), "max_abs_diff" (ours against transformers' logits)}."""
     check(loaded, layer, head)
     ids = token_ids(loaded, text)
-    logits, _, recorded = run(loaded, ids, layer, head)
+    logits, _, recorded = run(loaded, ids, layer, head, whole=(f"h{layer}.attn.weights",))  # the whole matrix
     diff = (logits - reference_logits(loaded, ids)).abs().max().item()
     steps = {s["name"]: s for s in recorded.steps}
     top = steps["logits"]["top"]

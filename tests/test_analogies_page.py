@@ -47,13 +47,28 @@ def test_no_forward_pass_and_view_widgets_reuse_the_scores(course_standins, tiny
         assert count["scores"] == 1 and len(at.get("vega_lite_chart")) == 3
         at.toggle(key="an_exclude").set_value(False).run()
         at.slider(key="an_k").set_value(5).run()
-        at.text_input(key="an_expected").set_value("woman").run()
+        at.text_input(key="an_expected").set_value("user").run()  # an input: excluded
         assert not at.exception and count["scores"] == 1  # view-only: the cached scores re-sliced
         assert metrics(at)["Expected word's rank, inputs excluded"] == "—"
         at.radio(key="an_method").set_value("mul").run()
         assert count["scores"] == 2 and count["forward"] == 1
     finally:
         handle.remove()
+
+
+def test_the_page_opens_on_an_analogy_that_holds_and_the_famous_one_is_a_click_away(fresh_caches):
+    """Issue 34, item 9: the default holds on the offline model (files − file + user → users, first among the
+    answers, its rank metrics filled, no warning); king − man + woman is one button away and says why it fails."""
+    at = open_page()
+    assert at.selectbox(key="an_preset").value == "users"
+    m = metrics(at)
+    assert m["Top answer"] == "␣users" and m["Expected word's rank, inputs excluded"] == "1"
+    assert "—" not in m.values() and not at.warning and at.success
+    at.button[0].click().run()
+    assert not at.exception and at.selectbox(key="an_preset").value == "king"
+    assert [at.text_input(key=k).value for k in ("an_a", "an_b", "an_c", "an_expected")] == [
+        "king", "man", "woman", "queen"]
+    assert any("expected word is 2 tokens on course-gpt2" in w.value for w in at.warning)
 
 
 def test_every_preset_on_course_gpt2(fresh_caches):
@@ -122,6 +137,9 @@ def test_portuguese_ui(fresh_caches, monkeypatch):
     monkeypatch.setattr(cached, "t", lambda en, pt: pt)
     at = open_page(lang="pt")
     assert at.title[0].value == "Analogias de embeddings"
+    assert any("vem em primeiro" in s.value for s in at.success) and not at.warning  # opens on one that holds
+    at.button[0].click().run()  # the famous one, one click away, with its honest explanation
+    assert at.selectbox(key="an_preset").value == "king"
     assert any("a palavra esperada tem 2 tokens" in w.value.lower() for w in at.warning)
     at.selectbox(key="an_preset").select("users").run()
     assert any("vem em primeiro" in s.value for s in at.success)
@@ -159,7 +177,7 @@ def test_the_exclude_toggle_changes_the_answers(fresh_caches):
 def test_rarely_trained_tokens_left_out_and_the_toggle_brings_them_back(fresh_caches):
     from lab.learned import MIN_COUNT
 
-    at = open_page()  # king − man + woman on course-gpt2
+    at = open_page(an_preset="king")  # king − man + woman on course-gpt2
     counts = np.load("models/course-gpt2/token_counts.npy")
     left = int((counts < MIN_COUNT).sum())
     assert any(f"{left:,} tokens left out (seen fewer than {MIN_COUNT:,} times in training)" in c.value

@@ -78,3 +78,40 @@ def test_short_texts_keep_the_page_whole(fresh_caches, text):
     at = open_page(ceil_source="own", state={"ceil_text": text})
     assert not at.exception
     assert any(d for d in at.dataframe if "language" in d.value.columns)
+
+
+def curves_spec(at) -> dict:
+    import json
+
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    return next(s for s in specs if "layer" in s and any("strokeDash" in x.get("encoding", {}) for x in s["layer"]))
+
+
+def test_the_longest_run_moves_the_axis_without_a_forward_pass(fresh_caches, forwards):
+    """Issue 34, item 6: "Longest run" 16, 64 and 128 draw three x-axes (1..n), and moving it runs no model: the
+    numbers are the 128-token measurement cut, equal to lab.ceiling.measure at that n."""
+    at = open_page()
+    n = forwards["n"]
+    for longest in (16, 128, 64):
+        at.slider(key="ceil_n").set_value(longest).run()
+        assert not at.exception
+        lines = next(x for x in curves_spec(at)["layer"] if "strokeDash" in x["encoding"])
+        assert lines["encoding"]["x"]["scale"]["domain"] == [1, longest]
+    assert forwards["n"] == n  # the slider re-slices: no forward pass
+    at.slider(key="ceil_n").set_value(4).run()
+    m, text = load("course-gpt2"), ceiling.unseen_texts()["en"][:6000]
+    want = ceiling.half_life([c["predicted"] for c in ceiling.measure(m, encode(m.tokenizer, text), 4)["curve"]])
+    shown = table(at, "e").set_index("model").loc["course-gpt2", "n at one half, (1 − e)ⁿ"]
+    assert shown == ("beyond 4" if want is None else str(want))
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_legend_keys_solid_against_dashed_and_counts_tokens_in_words(fresh_caches, lang):
+    at = open_page(lang=lang)
+    lines = next(x for x in curves_spec(at)["layer"] if "strokeDash" in x["encoding"])
+    dash = lines["encoding"]["strokeDash"]
+    assert dash["scale"]["domain"] == [{"en": "observed", "pt": "observado"}[lang], "(1 − e)ⁿ"]
+    assert dash["scale"]["range"][0] != dash["scale"]["range"][1]  # solid, dashed
+    assert dash["legend"]["symbolType"] == "stroke"  # a line in the key, not the points' dot
+    words = at.success[0].value
+    assert "token(s)" not in words and re.search(r"\d+ tokens?\.", words)

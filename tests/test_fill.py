@@ -76,6 +76,28 @@ def test_a_mask_takes_the_space_before_it(course):
     assert top[0]["token"] == " operating"  # the course model knows its Debian
 
 
+@pytest.mark.parametrize("text", ["Debian is a free <mask> system.", "The <mask> manager installs the package.",
+                                  "O pacote foi <mask>.", "O arquivo de configuração fica no diretório <mask>."])
+def test_the_pipeline_on_the_shipped_files_gives_the_pages_candidates(course, text):
+    """Issue 34, item 12: a reader who runs transformers' own fill-mask pipeline on models/course-roberta (its
+    tokenizer and weights read from the files, nothing from lab) gets the page's candidates, ids and probabilities
+    on sentences with a space before the mask, in both languages: the shipped <mask> strips left."""
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from lab.models import registry
+
+    path = registry.info("course-roberta").path
+    tok = AutoTokenizer.from_pretrained(path)
+    assert tok.convert_ids_to_tokens(tok(text)["input_ids"]).count("Ġ") == 0  # no lone space before the mask
+    fm = pipeline("fill-mask", model=AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32),
+                  tokenizer=tok, top_k=10)
+    want = [[(c["token"], c["score"]) for c in fm(text)]]
+    encoder, _ = course
+    assert_same(ours(fill.fill(encoder, text, 10)), want)
+    assert [c["token_str"] for c in fm(text)][:3] == [c["token"] for c in fill.fill(encoder, text, 3)["masks"][0][
+        "candidates"]]
+
+
 def test_masks_filled_in_order_equal_the_pipeline_on_the_filled_text(course):
     encoder, _ = course
     text = "The <mask> manager installs the <mask>."

@@ -9,7 +9,7 @@ from functools import partial
 import pytest
 
 from lab import fill
-from lab.models import load
+from lab.models import load, registry
 from tests import pages
 from tests.test_tokens_page import chart_data
 
@@ -78,6 +78,35 @@ def test_the_table_equals_lab_compare(fresh_caches):
     assert len(it) == 2 and it["p course-gpt2"].nunique() == 1 and it["p course-roberta"].nunique() == 2
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_trophy_pair_compares_the_word_that_refers_back_and_the_word_that_decides(fresh_caches, lang):
+    """Issue 34, item 8: per sentence, the pronoun (the same token in both: the decoder's probability of it the same,
+    the encoder's not) and the deciding word, whose tokens differ between the sentences ("big"/"small",
+    "grande"/"pequena"), each checked against transformers' own models on the shipped files."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    at = open_page(lang=lang)
+    trophy = next(d.value for d in at.dataframe if {"sentence", "frase"} & set(d.value.columns))
+    trophy.columns = ["sentence", "token", "p_enc", "p_dec"]
+    a, b = trophy.iloc[:2], trophy.iloc[2:]
+    assert list(a["sentence"].unique()) != list(b["sentence"].unique())
+    assert a["token"].iloc[0] == b["token"].iloc[0] == {"en": " it", "pt": " el"}[lang]  # " ela" starts " el"
+    assert a["p_dec"].iloc[0] == b["p_dec"].iloc[0] and a["p_enc"].iloc[0] != b["p_enc"].iloc[0]
+    deciding = (a["token"].iloc[1], b["token"].iloc[1])
+    assert deciding[0] != deciding[1]  # the compared tokens differ between the two sentences
+    assert deciding == {"en": (" big", " small"), "pt": (" grand", " pe")}[lang]
+    # the decoder's figure for the pronoun, from transformers' own model on the shipped files
+    path = registry.info("course-gpt2").path
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    tok = load("course-gpt2").tokenizer
+    ids = tok(a["sentence"].iloc[0])["input_ids"]
+    k = next(i for i, x in enumerate(ids) if tok.convert_ids_to_tokens([x])[0] == "Ġ" + a["token"].iloc[0][1:])
+    with torch.no_grad():
+        p = torch.softmax(model(torch.tensor([ids[:k]])).logits[0, -1], -1)[ids[k]].item()
+    assert a["p_dec"].iloc[0] == (f"{100 * p:.2f} %" if lang == "en" else f"{100 * p:.2f} %".replace(".", ","))
+
+
 def test_masking_follows_toggle_seed_and_epoch(fresh_caches):
     text = "The package manager installs the package and its dependencies."
     ids = load("course-roberta").tokenizer(text)["input_ids"]
@@ -92,7 +121,7 @@ def test_portuguese_words_numbers_and_defaults(fresh_caches):
     at = open_page(lang="pt")
     assert at.title[0].value == "Preencher a lacuna, ou continuar o texto"
     assert at.text_area(key="fill_text").value == "O arquivo de configuração fica no diretório <mask>."
-    assert at.text_area(key="fill_pair").value.startswith("O troféu não coube")
+    assert at.text_area(key="fill_pair").value == "A taça não coube na mala porque ela era grande demais."
     shown = " ".join(str(v) for d in at.dataframe for v in d.value.to_numpy().ravel())
     assert "78,7" in shown and "40.478" in shown and "50.257" in shown
 

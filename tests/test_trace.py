@@ -195,6 +195,27 @@ def test_cli_contract(capsys):
     assert r["max_abs_diff"] < 1e-4
 
 
+def test_cli_prints_the_whole_attention_matrix_of_a_long_text(capsys):
+    """Issue 34, item 12: an 88-token text gives the 88 x 88 matrix (it was cut to 64 columns), equal to
+    transformers' own attention weights (eager) for that layer and head."""
+    from transformers import AutoModelForCausalLM
+
+    from lab.models import registry
+
+    text = ("O gerenciador de pacotes instala o pacote e as suas dependências, e depois configura cada um deles. "
+            * 4)
+    assert main(["trace", "--json", "--model", "course-gpt2", "--text", text, "--layer", "1", "--head", "2"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    n = len(r["tokens"])
+    assert n > 64 and len(r["attention"]) == n and all(len(row) == n for row in r["attention"])
+    model = AutoModelForCausalLM.from_pretrained(registry.info("course-gpt2").path, dtype=torch.float32,
+                                                 attn_implementation="eager")
+    ids = load("course-gpt2").tokenizer(text)["input_ids"]
+    with torch.no_grad():
+        want = model(torch.tensor([ids]), output_attentions=True).attentions[1][0, 2]
+    assert torch.allclose(torch.tensor(r["attention"]), want, atol=1e-5)
+
+
 @pytest.mark.parametrize("args,words", [
     (["--text", "   "], "empty"),
     (["--model", "course-roberta", "--text", "hi"], "encoder"),

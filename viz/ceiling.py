@@ -22,16 +22,22 @@ def curve_frame(results: list[dict], observed: str, predicted: str) -> pd.DataFr
     return pd.DataFrame(rows, columns=["model", "n", "which", "value"])
 
 
-def curve_chart(frame: pd.DataFrame, title: str, x_title: str, y_title: str, lang: str) -> alt.Chart:
+def curve_chart(frame: pd.DataFrame, title: str, x_title: str, y_title: str, lang: str,
+                max_n: int | None = None) -> alt.Chart:
     """Both curves per model (observed solid, predicted dashed) and the line at one half, on a log scale (with e
     near 0.5 both fall by orders of magnitude within a few tokens), from 1 down to FLOOR: what falls below it,
-    a run never seen (0) among them, is left off."""
+    a run never seen (0) among them, is left off. The x-axis runs to max_n (the longest run measured) even where
+    the curves have fallen off; the legend keys solid against dashed with line symbols."""
+    n_max = int(max_n or frame["n"].max())
     lines = alt.Chart(frame[frame["value"] >= FLOOR]).mark_line(point=True).encode(
-        x=alt.X("n:Q", title=x_title, axis=alt.Axis(format="d", tickMinStep=1)),
+        x=alt.X("n:Q", title=x_title, axis=alt.Axis(format="d", tickMinStep=1),
+                scale=alt.Scale(domain=[1, n_max], nice=False)),
         y=alt.Y("value:Q", title=y_title, scale=alt.Scale(type="log", domain=[FLOOR, 1]),
                 axis=alt.Axis(format=".2~%")),
-        color=alt.Color("model:N", title=None, legend=alt.Legend(orient="top")),
-        strokeDash=alt.StrokeDash("which:N", title=None, legend=alt.Legend(orient="top"), scale=alt.Scale(
+        color=alt.Color("model:N", title=None, legend=alt.Legend(orient="top", labelLimit=400)),
+        strokeDash=alt.StrokeDash("which:N", title=None, legend=alt.Legend(
+            orient="top", symbolType="stroke", symbolSize=400, symbolStrokeWidth=2, symbolStrokeColor="#333",
+            labelLimit=400), scale=alt.Scale(
             domain=list(dict.fromkeys(frame["which"])), range=[[1, 0], [5, 4]])),  # observed solid, (1 - e)^n dashed
         tooltip=["model:N", "which:N", "n:Q", alt.Tooltip("value:Q", format=".1%")])
     half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(color="#999", strokeDash=[2, 2]).encode(y="y:Q")

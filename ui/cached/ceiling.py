@@ -14,18 +14,43 @@ COURSE_DECODERS, K = ceiling.COURSE_DECODERS, ceiling.K  # the course table's mo
 PAGE_CHARS = ceiling.COURSE_CHARS  # the page measures a text's first 6,000 characters (the CLI takes it whole)
 
 
+LONGEST = 128  # the page's "longest run" slider ends here: measured once at it, every shorter run is a cut of it
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _longest(model: str, text: str) -> dict:
+    """lab.ceiling.ceiling's result up to LONGEST: the one forward pass a text and a model need."""
+    return ceiling.ceiling(get_model(model), text, LONGEST)
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def measured(model: str, text: str, max_n: int) -> dict:
-    """lab.ceiling.ceiling's result (CeilingError on bad input), half-lives included."""
-    return ceiling.ceiling(get_model(model), text, max_n)
+    """lab.ceiling.ceiling's result for max_n (CeilingError on bad input) plus the half-lives of both curves. For
+    max_n up to LONGEST it is the LONGEST measurement cut to max_n (observed(n) does not depend on max_n), so
+    moving the slider runs no model."""
+    r = ceiling.ceiling(get_model(model), text, max_n) if max_n > LONGEST else _longest(model, text)
+    r = r | {"curve": r["curve"][:max_n]}
+    observed = [c["observed"] if c["observed"] is not None else float("nan") for c in r["curve"]]
+    return r | {"half_observed": ceiling.half_life(observed),
+                "half_predicted": ceiling.half_life([c["predicted"] for c in r["curve"]])}
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def course_table(max_n: int) -> list[dict]:
-    """lab.ceiling.course_row for every course decoder on the unseen documentation in each language."""
+    """lab.ceiling.course_row for every course decoder on the unseen documentation in each language, measured once
+    at LONGEST (_course_rows, so the slider runs no model); a half-life beyond max_n is left out (None)."""
+    rows = [dict(r) for r in _course_rows()]
+    for r in rows:
+        for key in ("half_observed", "half_predicted"):
+            r[key] = r[key] if r[key] is None or r[key] <= max_n else None
+    return rows
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def _course_rows() -> list[dict]:
     texts = ceiling.unseen_texts()
-    return [{**ceiling.course_row(get_model(name), text[:PAGE_CHARS], max_n, K,
-                                  measured(name, text[:PAGE_CHARS], max_n)), "lang": lang}
+    return [{**ceiling.course_row(get_model(name), text[:PAGE_CHARS], LONGEST, K,
+                                  measured(name, text[:PAGE_CHARS], LONGEST)), "lang": lang}
             for name in COURSE_DECODERS for lang, text in texts.items()]
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import streamlit as st
 
 from lab import fill
-from lab.causal import TROPHY
 from lab.text import readable_texts, token_texts
 from ui.model_loader import get_model
 
@@ -49,16 +48,16 @@ def compared(encoder: str, decoder: str, text: str) -> dict:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def trophy(encoder: str, decoder: str, lang: str) -> list[dict]:
-    """The trophy pair: for each sentence, the word that refers back ("it", "era") and the last word before the
-    full stop, each with both models' probabilities."""
-    a, b, word = TROPHY[lang]
+    """The trophy pair (lab.fill.PAIRS): for each sentence, the token where the word that refers back starts ("it",
+    "ela") and the first token of the word that decides what it refers to (" big" / " small", " grand" / " pe"),
+    each as text with both models' probabilities."""
+    a, b, word = fill.PAIRS[lang]
     rows = []
-    for sentence in (a, b):
+    for sentence, ks in zip((a, b), fill.pair_positions(get_model(decoder).tokenizer, a, b, word), strict=True):
         r = compared(encoder, decoder, sentence)
         pos = r["positions"]
-        k = next(i for i, x in enumerate(pos) if x["token"].strip() == word)
-        rows += [{"sentence": sentence, "token": pos[i]["token"], "encoder_p": pos[i]["encoder_p"],
-                  "decoder_p": pos[i]["decoder_p"]} for i in (k, len(pos) - 2)]
+        rows += [{"sentence": sentence, "token": r["labels"][i], "encoder_p": pos[i]["encoder_p"],
+                  "decoder_p": pos[i]["decoder_p"]} for i in ks]
     return rows
 
 

@@ -18,11 +18,26 @@ def load_preset() -> None:
     st.session_state.update(an_a=a, an_b=b, an_c=c, an_expected=d, an_mean=mean)
 
 
+def famous() -> None:
+    """Widget callback of the famous-one button: king − man + woman, which the course models cannot answer."""
+    st.session_state["an_preset"] = "king"
+    load_preset()
+
+
+def famous_button() -> None:
+    """One click to the famous analogy (the page opens on one that holds on the offline model)."""
+    st.button(t("The famous one: king − man + woman", "O famoso: king − man + woman"), on_click=famous,
+              help=t("The classic of word2vec. On the course models \" queen\" is two tokens, so it cannot come "
+                     "out right: the page says why.", "O clássico do word2vec. Nos modelos do curso \" queen\" "
+                     "tem dois tokens, então não pode dar certo: a página diz por quê."))
+
+
 def inputs() -> dict[str, widgets.Widget]:
     """Every input of the page by key (its link parameter), declared once and bound now, before any is
     drawn: the preset's callback fills the words and the mean-of-pieces switch, which start at the
-    preset's (king − man + woman at first). The page draws each where it goes."""
-    preset = widgets.Choice("an_preset", t("Preset", "Exemplo pronto"), list(PRESETS), "king",
+    preset's (files − file + user at first: it holds on the offline course model; king − man + woman, which
+    cannot, is one click away). The page draws each where it goes."""
+    preset = widgets.Choice("an_preset", t("Preset", "Exemplo pronto"), list(PRESETS), "users",
                             format_func=cached.preset_label, on_change=load_preset)
     a, b, c, d, mean = PRESETS[preset.bind()]
     declared = [

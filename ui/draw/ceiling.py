@@ -17,6 +17,11 @@ def pct(x: float | None) -> str:
     return "—" if x is None else f"{num(100 * x, 1)} %"
 
 
+def tokens(n: int) -> str:
+    """"1 token", "2 tokens" (the same words in Portuguese)."""
+    return f"{num(n)} token" if n == 1 else f"{num(n)} tokens"
+
+
 def half(n: int | None, max_n: int) -> str:
     return t(f"beyond {max_n}", f"além de {max_n}") if n is None else num(n)
 
@@ -28,7 +33,7 @@ def curves(results: list[dict], max_n: int) -> None:
         viz.curve_frame(results, observed, predicted),
         t("Chance that n predictions in a row are right", "Chance de n previsões seguidas estarem certas"),
         t("n (tokens in a row)", "n (tokens seguidos)"),
-        t("share of start positions (log scale)", "fração das posições (escala log)"), lang()))
+        t("share of start positions (log scale)", "fração das posições (escala log)"), lang(), max_n))
     rows = [{t("model", "modelo"): r["model"], t("tokens", "tokens"): num(r["tokens"]), "e": num(r["e"], 3),
              t("n at one half, observed", "n na metade, observado"): half(r["half_observed"], max_n),
              t("n at one half, (1 − e)ⁿ", "n na metade, (1 − e)ⁿ"): half(r["half_predicted"], max_n),
@@ -87,13 +92,13 @@ def verdict(v: dict) -> None:
     st.success(t(
         f"The per-token error e {trend} (lowest: {best['model']} in {best['lang'].upper()}, "
         f"e = {num(best['e'], 2)}), and with e that high even the best curve falls below one half after "
-        f"{num(best['half_observed'] or 0)} token(s). Independence, the argument's second part: {dep}; runs of 4 right "
+        f"{tokens(best['half_observed'] or 0)}. Independence, the argument's second part: {dep}; runs of 4 right "
         f"tokens are more frequent than (1 − e)⁴ in {beats} of {pairs} model–language pairs. A wrong token forced "
         f"into the context raises the error of the very next token by {num(first['min'], 0)}–{num(first['max'], 0)} "
         f"points, and of the next {cached.K} tokens on average by {num(lift['min'], 1)}–{num(lift['max'], 1)} points.",
         f"O erro por token e {trend} (o menor: {best['model']} em {best['lang'].upper()}, "
         f"e = {num(best['e'], 2)}), e com e tão alto até a melhor curva cai abaixo da metade depois de "
-        f"{num(best['half_observed'] or 0)} token(s). A independência, a segunda parte do argumento: {dep}; sequências "
+        f"{tokens(best['half_observed'] or 0)}. A independência, a segunda parte do argumento: {dep}; sequências "
         f"de 4 tokens certos são mais frequentes do que (1 − e)⁴ em {beats} de {pairs} pares modelo–idioma. Um "
         f"token errado forçado no contexto aumenta o erro do token seguinte em {num(first['min'], 0)}–"
         f"{num(first['max'], 0)} pontos, e o dos {cached.K} tokens seguintes em média em {num(lift['min'], 1)}–"

@@ -72,12 +72,13 @@ def trophy(rows: list[dict], encoder: str, decoder: str) -> None:
     st.dataframe(pd.DataFrame([{t("sentence", "frase"): r["sentence"], t("token", "token"): r["token"],
                                 f"p {encoder}": pct(r["encoder_p"]), f"p {decoder}": pct(r["decoder_p"])}
                                for r in rows]), hide_index=True)
-    st.caption(t("The decoder reads the word that refers back before the word that decides what it refers to, so "
-                 "its probability there is the same in both sentences; the encoder sees both sides, and its "
-                 "probability changes with the last word.",
-                 "O decoder lê a palavra que retoma antes da palavra que decide a quem ela se refere, então a "
-                 "probabilidade dele ali é a mesma nas duas frases; o encoder vê os dois lados, e a probabilidade "
-                 "dele muda com a última palavra."))
+    st.caption(t("For each sentence: the word that refers back, then the word that decides what it refers to. The "
+                 "decoder reads the first before the second, so its probability there is the same in both "
+                 "sentences; the encoder sees both sides, and its probability changes with the deciding word.",
+                 "Para cada frase: a palavra que retoma, depois a palavra que decide a quem ela se refere (a taça e a "
+                 "mala são femininas, então \"ela\" pode ser qualquer uma). O decoder lê a primeira antes da "
+                 "segunda, então a probabilidade dele ali é a mesma nas duas frases; o encoder vê os dois lados, e "
+                 "a probabilidade dele muda com a palavra que decide."))
 
 
 def action_words() -> dict:
