@@ -142,8 +142,8 @@ def analogy_chart(pic: dict, title: str = "", subtitle: str = "", names: dict | 
                                                                         title=words["role"]))
     lab = _label_frame(pts, (cx - half, cx + half), (cy - half, cy + half), size)
     xl, yl = alt.X("lx:Q", scale=sx), alt.Y("ly:Q", scale=sy)
-    leaders = alt.Chart(lab[lab["moved"]]).mark_rule(strokeWidth=0.8, color="#888888").encode(
-        x=x, y=y, x2="ax:Q", y2="ay:Q")
+    leaders = alt.Chart(lab[lab["moved"]]).mark_rule(strokeWidth=0.8, color="#888888", aria=False).encode(
+        x=x, y=y, x2="ax:Q", y2="ay:Q")  # decorative: a moved label's line back to its dot
     text = alt.Chart(lab).mark_text(align="left", baseline="middle", fontSize=12).encode(
         x=xl, y=yl, text="label:N")
     return localized(alt.layer(lines, heads, leaders, dots, text).resolve_scale(color="independent").properties(
