@@ -27,5 +27,6 @@ def chart(data: pd.DataFrame, measure: str, title: str, y_title: str, x_title: s
                 axis=alt.Axis(values=sorted(part["concurrency"].unique().tolist()), format="d")),
         y=alt.Y("value:Q", title=y_title),
         color=alt.Color("mode:N", title=None, legend=alt.Legend(orient="right", labelLimit=320)),
+        strokeDash=alt.StrokeDash("mode:N", title=None), shape=alt.Shape("mode:N", title=None),  # not colour alone
         tooltip=["mode:N", "concurrency:Q", alt.Tooltip("value:Q", format=".1f")])
     return localized(c.properties(height=300), lang)
