@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import presentation, sidebar, url_state
+from ui import a11y, presentation, sidebar, url_state
 from ui.chapters import TITLES
 from ui.i18n import t
 
@@ -37,4 +37,5 @@ with url_state.publishing():  # the sidebar's settings and the page's inputs rea
     with st.sidebar:
         presentation.toggle()
     presentation.style()
+    a11y.style()  # <html lang> and what the theme cannot reach (docs/accessibility.md)
     nav.run()

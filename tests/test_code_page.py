@@ -30,7 +30,8 @@ def plain(fragment: str) -> str:
 
 def marked_line(at) -> str:
     """The source line the page marks, as text."""
-    (line,) = re.findall(r'<span class="lab-step" style="background-color: #ffe58a">(.*?)\n', source_html(at))
+    (line,) = re.findall(r'<span class="lab-step" style="background-color: #fffadc; outline: 2px solid #8a6d00">'
+                         r'(.*?)\n', source_html(at))
     return plain(line)
 
 

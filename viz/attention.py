@@ -112,7 +112,7 @@ def heatmap(values: np.ndarray, labels: list[str], title: str = "", offset: int 
     cells = base.transform_filter("!datum.masked").mark_rect().encode(
         color=alt.Color("value:Q", title=value_title, scale=alt.Scale(scheme=scheme)))
     masked = base.transform_filter("datum.masked").mark_rect(color=MASKED_COLOUR)  # −∞: no colour scale
-    chart = masked + cells
+    chart = masked + cells if df["masked"].any() else alt.layer(cells)  # no empty mark group for screen readers
     if cell_px >= CELL_TEXT_PX:  # each cell's value where it fits: never over its neighbour's
         text = base.transform_filter("datum.fits").mark_text(fontSize=CELL_FONT_PX).encode(
             text="text:N", color=alt.Color("ink:N", scale=None))

@@ -10,7 +10,10 @@ import pandas as pd
 
 from viz.format import localized
 
-RIGHT, WRONG = "#9be28f", "#f59a8c"
+# right/wrong: a pale green and a deeper salmon that stay apart under deuteranopia and protanopia
+# (tests/test_colour.py), and a wrong token is also underlined with a wave: never red against green alone
+RIGHT, WRONG = "#c6ecbf", "#f08a78"
+WRONG_MARK = "text-decoration: underline wavy #7a1c0e"
 FLOOR = 1e-4  # the curves' chart stops at one start position in 10,000
 
 
@@ -44,8 +47,8 @@ def curve_chart(frame: pd.DataFrame, title: str, x_title: str, y_title: str, lan
     return localized(alt.layer(half, lines, title=title).properties(height=300), lang)
 
 
-def _span(text: str, colour: str | None, tip: str, cls: str = "ceil-tok") -> str:
-    style = f' style="background:{colour};color:#111;border-radius:3px"' if colour else ""
+def _span(text: str, colour: str | None, tip: str, cls: str = "ceil-tok", mark: str = "") -> str:
+    style = f' style="background:{colour};color:#111;border-radius:3px{";" + mark if mark else ""}"' if colour else ""
     return f'<span class="{cls}"{style} title="{html.escape(tip, quote=True)}">{html.escape(text)}</span>'
 
 
@@ -65,7 +68,8 @@ def forced_html(runs: list[dict], position: int, right: list[bool], forced: str 
         elif run["start"] > position:
             ok = [right[p - position - 1] for p in range(run["start"], run["stop"]) if p - position - 1 < k]
             good = all(ok)
-            parts.append(_span(run["text"], RIGHT if good else WRONG, words["right" if good else "wrong"]))
+            parts.append(_span(run["text"], RIGHT if good else WRONG, words["right" if good else "wrong"],
+                               mark="" if good else WRONG_MARK))
         else:
             parts.append(html.escape(run["text"]))
     return f'<div class="ceil-text" style="line-height:1.9;white-space:pre-wrap">{"".join(parts)}</div>'

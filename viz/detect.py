@@ -12,7 +12,8 @@ import pandas as pd
 
 from viz.format import localized, number
 
-COLOURS = ("#9be28f", "#f7e27c", "#f59a8c", "#d4a8f0")  # GLTR's green, yellow, red, purple
+# GLTR's green, yellow, red, purple, in lightnesses that stay apart under deuteranopia and protanopia
+COLOURS = ("#b7ebae", "#f5d742", "#f4826f", "#c9a7f0")
 CLASS = "det-b"
 
 

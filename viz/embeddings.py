@@ -19,8 +19,9 @@ from viz.format import localized
 NAMES = {"rank": "rank", "token": "token", "score": "score", "x": "PC1", "y": "PC2", "role": "role",
          "a": "a", "b": "b", "c": "c", "target": "a − b + c", "result": "result", "expected": "expected",
          "a − b": "a − b", "c − b": "c − b"}
-ROLE_COLOURS = {"a": "#1f77b4", "b": "#d62728", "c": "#2ca02c", "target": "#111111", "result": "#ff7f0e",
-                "expected": "#9467bd"}
+# Okabe & Ito's colour-blind-safe set (tests/test_colour.py): no pair told apart by red against green alone
+ROLE_COLOURS = {"a": "#0072b2", "b": "#d55e00", "c": "#009e73", "target": "#111111", "result": "#e69f00",
+                "expected": "#cc79a7"}
 PAIR_COLOURS = {"a − b": "#444444", "c − b": "#bbbbbb"}
 CHAR_PX, LINE_PX, DOT_PX = 7.6, 15.0, 6.0  # a 12 px label's widest average character, its line, a dot's radius
 LABEL_ORDER = ("a", "b", "c", "target", "expected", "result")  # placed first, nearest their dots
@@ -138,8 +139,8 @@ def analogy_chart(pic: dict, title: str = "", subtitle: str = "", names: dict | 
                                                                         title=words["role"]))
     lab = _label_frame(pts, (cx - half, cx + half), (cy - half, cy + half), size)
     xl, yl = alt.X("lx:Q", scale=sx), alt.Y("ly:Q", scale=sy)
-    leaders = alt.Chart(lab[lab["moved"]]).mark_rule(strokeWidth=0.8, color="#888888").encode(
-        x=x, y=y, x2="ax:Q", y2="ay:Q")
+    leaders = alt.Chart(lab[lab["moved"]]).mark_rule(strokeWidth=0.8, color="#888888", aria=False).encode(
+        x=x, y=y, x2="ax:Q", y2="ay:Q")  # decorative: a moved label's line back to its dot
     text = alt.Chart(lab).mark_text(align="left", baseline="middle", fontSize=12).encode(
         x=xl, y=yl, text="label:N")
     return localized(alt.layer(lines, heads, leaders, dots, text).resolve_scale(color="independent").properties(

@@ -13,7 +13,7 @@ import pandas as pd
 
 from viz.format import localized
 
-ACTION_COLOURS = {"mask": "#4c78a8", "random": "#f58518", "kept": "#54a24b", None: "#e4e4e7"}
+ACTION_COLOURS = {"mask": "#4c78a8", "random": "#f58518", "kept": "#72b7b2", None: "#e4e4e7"}  # apart under CVD
 FILLED = "#ffe58a"
 
 
@@ -48,6 +48,7 @@ def compare_chart(frame: pd.DataFrame, labels: list[str], best: list[int], title
         y=alt.Y("p:Q", title=y_title, scale=alt.Scale(type="log", domain=[1e-6, 1], clamp=True),
                 axis=alt.Axis(format="~e")),
         color=alt.Color("model:N", title=None, legend=alt.Legend(orient="top", labelLimit=400)),
+        strokeDash=alt.StrokeDash("model:N", title=None), shape=alt.Shape("model:N", title=None),  # not colour alone
         tooltip=["token:N", "model:N", alt.Tooltip("p:Q", format=".3%")])
     return localized(alt.layer(shade, lines, title=title).properties(height=420), lang)
 

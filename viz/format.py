@@ -38,7 +38,11 @@ def size(n: int, lang: str = "en") -> str:
 
 
 def localized(chart, lang: str = "en"):
-    """The chart with `lang`'s number locale (config.locale), so Vega writes 2,20 and 1.024 in Portuguese."""
+    """The chart with `lang`'s number locale (config.locale), so Vega writes 2,20 and 1.024 in Portuguese, and a
+    text alternative in `lang` (viz.access.described: what a screen reader says for it)."""
+    from viz.access import described  # viz.access reads viz.present, which is free of this module
+
+    chart = described(chart, lang)
     if lang not in NUMBER_LOCALES or lang == "en":
         return chart  # Vega's default is English already: English specs stay as they were
     return chart.configure(locale={"number": NUMBER_LOCALES[lang]})

@@ -108,6 +108,6 @@ def trace(frame: pd.DataFrame, title: str = "", names: dict | None = None, lang:
     top = int(max(frame["rank"].max(), 10))
     rank = base.mark_line(point=True).encode(y=alt.Y("rank:Q", title=words["rank"], scale=alt.Scale(
         type="log", reverse=True, domain=[1, top]))).properties(width=320, height=220)
-    prob = base.mark_line(point=True, color="#e45756").encode(y=alt.Y("p:Q", title=words["target_p"], scale=alt.Scale(
-        domain=[0, 1]))).properties(width=320, height=220)
+    prob = base.mark_line(point=True, color="#e45756", strokeDash=[6, 3]).encode(  # dashed: not colour alone
+        y=alt.Y("p:Q", title=words["target_p"], scale=alt.Scale(domain=[0, 1]))).properties(width=320, height=220)
     return localized(alt.hconcat(rank, prob, title=title), lang)

@@ -18,7 +18,7 @@ from viz.tokens import visible
 STAGES = ("raw", "temperature", "top_k", "top_p")  # lab.sampling.record's p_raw, p_temp, p_topk, p_filtered
 COLUMNS = {"raw": "p_raw", "temperature": "p_temp", "top_k": "p_topk", "top_p": "p_filtered"}
 MARKS = ("sampled", "argmax", "kept", "removed")
-MARK_COLOURS = ("#ea580c", "#7c3aed", "#2563eb", "#cbd5e1")
+MARK_COLOURS = ("#ea580c", "#db2777", "#2563eb", "#cbd5e1")  # argmax pink: violet and blue merge under deuteranopia
 NAMES = {"raw": "raw (T = 1)", "temperature": "after temperature", "top_k": "after top-k",
          "top_p": "after top-p (drawn from)", "sampled": "sampled", "argmax": "argmax", "kept": "kept",
          "removed": "removed", "p": "probability", "token": "token", "stage": "stage",

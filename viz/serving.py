@@ -32,6 +32,7 @@ def chart(data: pd.DataFrame, measure: str, title: str, y_title: str, x_title: s
     band = base.mark_area(opacity=0.18).encode(x=x, y=alt.Y("lo:Q", title=y_title), y2="hi:Q", color=color)
     line = base.mark_line(point=True).encode(
         x=x, y=alt.Y("value:Q", title=y_title), color=color,
+        strokeDash=alt.StrokeDash("mode:N", title=None), shape=alt.Shape("mode:N", title=None),  # not colour alone
         tooltip=["mode:N", "concurrency:Q", alt.Tooltip("value:Q", format=".1f"), alt.Tooltip("lo:Q", format=".1f"),
                  alt.Tooltip("hi:Q", format=".1f")])
     return localized(alt.layer(band, line).properties(height=300), lang)

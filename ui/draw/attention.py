@@ -43,8 +43,15 @@ def all_heads(view: dict, frame, metric: widgets.Widget, words: dict) -> str:
     """The overview of every head (its PNG export), the colour-by radio and the clickable layer x head grid;
     the summary chosen to colour by (the table of every head is ordered by it too)."""
     st.subheader(t("All heads", "Todas as cabeças"))
+    n_layer, n_head = view["window"].shape[:2]
     st.image(view["overview"], caption=t("Rows: layers; columns: heads. Each head scaled to its own maximum.",
-                                         "Linhas: camadas; colunas: cabeças. Cada cabeça na sua própria escala."))
+                                         "Linhas: camadas; colunas: cabeças. Cada cabeça na sua própria escala."),
+             alt=t(f"Attention of all {n_layer} layers × {n_head} heads on this text: one small square per head, "
+                   "rows are layers, columns are heads, darker blue where a token looks at another more. "
+                   "The table of every head is below.",
+                   f"A atenção de todas as {n_layer} camadas × {n_head} cabeças neste texto: um quadradinho por "
+                   "cabeça, linhas são camadas, colunas são cabeças, azul mais escuro onde um token olha mais "
+                   "para outro. A tabela de todas as cabeças está abaixo."))
     exports.image("attention-overview", st, view["overview"])
     grid = viz.summary_grid(frame, by := metric.draw(), names=words, lang=lang())
     exports.chart("head-summary", st, grid, key="attn_grid", width="content",
