@@ -151,6 +151,7 @@ def test_the_engine_drops_a_job_whose_client_left(course, batching):
     for name in ("gone", "leaves", "stays"):
         assert log[name]["done"].wait(120), name
     assert (log["gone"]["reason"], log["gone"]["tokens"]) == ("cancelled", 0)
+    assert sum(engine.batches) == 2  # the job that left while queued never took a place in a batch
     assert log["leaves"]["reason"] == "cancelled" and log["leaves"]["tokens"] <= 3
     assert log["stays"]["reason"] in ("length", "stop") and log["stays"]["tokens"] >= log["leaves"]["tokens"]
 
