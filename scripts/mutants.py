@@ -21,7 +21,8 @@ TESTS = {  # module -> its fast tests
                               "tests/test_mistakes_detector.py::test_the_base_rate_on_a_hand_worked_asymmetric_example"],
     "lab.serving.loadtest": [
         "tests/test_mistakes_serving.py::test_the_load_tests_ttft_and_throughput_on_a_server_of_known_delays",
-        "tests/test_mistakes_serving.py::test_the_load_test_summary_on_a_hand_worked_example"],
+        "tests/test_mistakes_serving.py::test_the_load_test_summary_on_a_hand_worked_example",
+        "tests/test_mistakes_serving.py::test_one_request_sends_its_path_and_headers_and_reports_each_failure"],
     "lab.ceiling": ["tests/test_ceiling.py",
                     "tests/test_mistakes_ceiling.py::test_the_conditional_error_rates_on_a_hand_worked_run",
                     "tests/test_mistakes_ceiling.py::test_the_forced_error_summary_equals_transformers"],
