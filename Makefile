@@ -35,8 +35,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) -m lab bench --json
 
 # Mutation testing (not CI, not `make test`): mutmut 3 over the modules whose numbers a page states without a
-# picture (setup.cfg), one module at a time, then the survivors listed. docs/testing.md: counts, equivalents.
+# picture, one module at a time against its fast tests (scripts/mutants.py), survivors listed. docs/testing.md: counts, equivalents.
 MUTANT_MODULES ?= lab.detect.evaluation lab.serving.loadtest lab.ceiling lab.fill lab.tokens
 mutants: $(VENV)/.installed-dev
-	for m in $(MUTANT_MODULES); do nice -n 10 $(VENV)/bin/mutmut run "$$m.*" || exit 1; done
-	$(VENV)/bin/mutmut results
+	$(PY) scripts/mutants.py $(MUTANT_MODULES)

@@ -25,6 +25,9 @@ GAP_S = 0.05  # then one token every GAP_S
 SLACK_S = 0.3  # what a busy 2-core machine may add
 
 
+SEEN = []  # (path, Content-Type, Authorization) of every completion request the fake server got
+
+
 class Slow(http.server.BaseHTTPRequestHandler):
     """An OpenAI-style completions stream with known delays: max_tokens tokens, then [DONE]."""
 
@@ -42,7 +45,13 @@ class Slow(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         n = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["max_tokens"]
-        time.sleep(HEADERS_S)
+        SEEN.append((self.path, self.headers.get("Content-Type"), self.headers.get("Authorization")))
+        if self.path.endswith("/broken/v1/completions"):
+            self.send_response(500)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        time.sleep(HEADERS_S if not self.path.endswith("/stall/v1/completions") else 3)
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Connection", "close")
@@ -102,6 +111,29 @@ def test_the_load_test_summary_on_a_hand_worked_example():
     assert loadtest.gaps([1.0, 1.5, 3.0]) == [0.5, 1.5]
 
 
+def test_one_request_sends_its_path_and_headers_and_reports_each_failure(slow_url):
+    import urllib.parse
+
+    from lab.testing.browser import free_port
+
+    body = {"model": "slow", "prompt": "x", "max_tokens": 2, "stream": True}
+    SEEN.clear()
+    r = loadtest.one(urllib.parse.urlsplit(slow_url + "/base/"), body, "k3y", 30)
+    assert (r["tokens"], r["error"], len(r["gaps"])) == (2, None, 1)
+    assert SEEN == [("/base/v1/completions", "application/json", "Bearer k3y")]
+    loadtest.one(urllib.parse.urlsplit(slow_url), body, None, 30)
+    assert SEEN[-1] == ("/v1/completions", "application/json", None)
+    assert loadtest.one(urllib.parse.urlsplit(slow_url + "/broken"), body, None, 30) == {
+        "ttft": None, "gaps": [], "tokens": 0, "error": "HTTP 500"}
+    assert loadtest.one(urllib.parse.urlsplit(slow_url + "/stall"), body, None, 0.5) == {
+        "ttft": None, "gaps": [], "tokens": 0, "error": "TimeoutError"}
+    closed = urllib.parse.urlsplit(f"http://127.0.0.1:{free_port()}")
+    assert loadtest.one(closed, body, None, 5) == {"ttft": None, "gaps": [], "tokens": 0,
+                                                   "error": "ConnectionRefusedError"}
+    tls = loadtest.one(urllib.parse.urlsplit(slow_url.replace("http:", "https:")), body, None, 5)
+    assert tls["error"] == "SSLError"  # https speaks TLS: this plain server cannot answer it
+
+
 @pytest.fixture(scope="module")
 def course():
     return load("course-gpt2")
@@ -151,6 +183,7 @@ def test_the_engine_drops_a_job_whose_client_left(course, batching):
     for name in ("gone", "leaves", "stays"):
         assert log[name]["done"].wait(120), name
     assert (log["gone"]["reason"], log["gone"]["tokens"]) == ("cancelled", 0)
+    assert sum(engine.batches) == 2  # the job that left while queued never took a place in a batch
     assert log["leaves"]["reason"] == "cancelled" and log["leaves"]["tokens"] <= 3
     assert log["stays"]["reason"] in ("length", "stop") and log["stays"]["tokens"] >= log["leaves"]["tokens"]
 
