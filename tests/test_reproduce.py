@@ -128,3 +128,18 @@ def test_the_attention_page(fresh_caches):
     split = next(m.value for m in at.markdown if m.value.startswith("**Split:**"))
     assert f"{printed['n_layer']} layers, {len(printed['ids'])} tokens" in split
     assert f"= {printed['n_head']} heads" in split
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_perplexity_page(fresh_caches, lang):
+    """Each model's perplexity per token, as the page's table writes it, from its own command (its own stride)."""
+    at = open_page("app_pages/perplexity.py", timeout=300, lang=lang,
+                   state={"ppl_source": "own", "ppl_text": TRICKY * 4, "ppl_stride": 0.25,
+                          "ppl_models": ["course-gpt2-1x64", "course-gpt2"]})
+    script = shown(at)
+    assert "--stride 64" in script
+    docs = [d["results"][0] for d in run_all(script)]
+    assert [d["model"] for d in docs] == ["course-gpt2-1x64", "course-gpt2"]
+    table = at.dataframe[0].value
+    for row, d in zip(table.itertuples(index=False), docs, strict=True):
+        assert written(d["ppl"], lang) in [str(v) for v in row], (row, d["ppl"])
