@@ -8,6 +8,7 @@ from lab.models import registry
 from ui import exports, presentation, widgets
 from ui.cached import attention as cached
 from ui.draw import attention as draw
+from ui.draw import reproduce
 from ui.i18n import lang, t
 from ui.limits import offered
 from ui.model_loader import current_decoder
@@ -55,3 +56,6 @@ if series:
                                    "Máx |diferença| da linha de atenção da palavra, por camada"),
                          names=words, lang=lang())
     exports.chart("mask-difference", st, bars)
+reproduce.command(*[["trophy", "--json", "--model", name, "--a", a, "--b", b, "--word", word, *extra]  # chapter 15
+                    for name, extra in [(m.name, []), *[(m.name, ["--no-causal"])] * (False in masks),
+                                        *[(encoder, [])] * bool(encoder)]])

@@ -7,6 +7,7 @@ from lab.errors import LabError
 from ui import presentation, widgets
 from ui.cached import code as cached
 from ui.draw import code as draw
+from ui.draw import reproduce
 from ui.i18n import num, t
 from ui.messages import text as worded
 from ui.model_loader import current_model, get_model
@@ -72,3 +73,5 @@ draw.kv_section(cached.kv(m.name, text))
 
 st.subheader(t("GPT-2's original file, function by function", "O arquivo original do GPT-2, função por função"))
 draw.mapping()
+reproduce.command(["trace", "--json", "--model", m.name, "--text", text, "--layer", str(layer), "--head",
+                   str(head)])  # chapter 15: this view from the shell

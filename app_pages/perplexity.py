@@ -6,6 +6,7 @@ from lab.models import registry
 from ui import presentation, widgets
 from ui.cached import perplexity as cached
 from ui.draw import perplexity as draw
+from ui.draw import reproduce
 from ui.i18n import model_label, num, t
 from ui.limits import keep_offered, offered, page_cut, perplexity_cap
 
@@ -61,3 +62,5 @@ draw.table(results, labels, headers)
 draw.scale(results)
 draw.surprisal(text, results, fraction)
 draw.published(headers["model"])
+reproduce.command(*[["perplexity", "--json", "--model", r["model"], "--file", "-", "--stride",  # chapter 15
+                     str(max(1, int(registry.info(r["model"]).context * fraction)))] for r in results], stdin=text)

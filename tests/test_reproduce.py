@@ -128,3 +128,44 @@ def test_the_attention_page(fresh_caches):
     split = next(m.value for m in at.markdown if m.value.startswith("**Split:**"))
     assert f"{printed['n_layer']} layers, {len(printed['ids'])} tokens" in split
     assert f"= {printed['n_head']} heads" in split
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_perplexity_page(fresh_caches, lang):
+    """Each model's perplexity per token, as the page's table writes it, from its own command (its own stride)."""
+    at = open_page("app_pages/perplexity.py", timeout=300, lang=lang,
+                   state={"ppl_source": "own", "ppl_text": TRICKY * 4, "ppl_stride": 0.25,
+                          "ppl_models": ["course-gpt2-1x64", "course-gpt2"]})
+    script = shown(at)
+    assert "--stride 64" in script
+    docs = [d["results"][0] for d in run_all(script)]
+    assert [d["model"] for d in docs] == ["course-gpt2-1x64", "course-gpt2"]
+    table = at.dataframe[0].value
+    for row, d in zip(table.itertuples(index=False), docs, strict=True):
+        assert written(d["ppl"], lang) in [str(v) for v in row], (row, d["ppl"])
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_causal_mask_page(fresh_caches, lang):
+    """The trophy experiment's metrics (decoder, decoder without its mask, the encoder), one command each."""
+    from viz.attention import diff_text
+
+    at = open_page("app_pages/causal_mask.py", timeout=300, lang=lang)
+    docs = run_all(shown(at))
+    metrics = [m for m in at.metric if "|" in (m.help or "")]  # the trophy's: "max |difference| ..."
+    assert len(docs) == len(metrics) == 3
+    assert [m.value for m in metrics] == [diff_text(d["max_abs_diff"], lang=lang) for d in docs]
+    assert docs[0]["max_abs_diff"] == 0.0 and docs[2]["max_abs_diff"] > 0
+
+
+def test_the_code_page(fresh_caches):
+    at = open_page("app_pages/code.py", timeout=300, state={"code_text": "It's \"$x\"\n`y`", "code_layer": 1,
+                                                            "code_head": 2})
+    script = shown(at)
+    assert "--layer 1 --head 2" in script
+    [printed] = run_all(script)
+    assert {s["name"].split(".")[0] for s in printed["steps"]} >= {"h1"}
+    largest = next(c.value for c in at.caption if c.value.startswith("Largest difference from transformers"))
+    from ui.draw.code import sci
+
+    assert largest.endswith(f": {sci(printed['max_abs_diff'])}.")
