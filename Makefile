@@ -26,10 +26,12 @@ test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q
 
-# The markers are registered in tests/conftest.py; docs/testing.md says what each leaves out.
+# The markers are registered in tests/conftest.py; docs/testing.md says what each leaves out and what
+# -n (pytest-xdist workers) gained. `make check WORKERS=0` runs in one process.
+WORKERS ?= 2
 check: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -q -m "not browser and not slow"
+	$(PY) -m pytest -q -n $(WORKERS) -m "not browser and not slow"
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m lab bench --json
