@@ -80,7 +80,7 @@ draw.base_rate(human_share, prevalence / 100)
 
 st.subheader(t("Who gets flagged", "Quem é acusado"))
 draw.who_is_flagged(at)
-evaluation = detect_eval.evaluate(rows)
+evaluation = runs.evaluation(rows)  # once per set, shared by every reader
 draw.conclusion(evaluation, at, human_share)
 with st.expander(t("Every score on the whole set (AUROC)", "Todos os escores no conjunto inteiro (AUROC)")):
     draw.auroc_table(evaluation)

@@ -17,6 +17,7 @@ from lab.detect import scoring as detect
 from ui.model_loader import get_model
 
 _rows: dict[tuple, list[dict]] = {}
+_evaluated: dict[int, tuple[list[dict], dict]] = {}  # id(rows) -> (rows, detect_eval.evaluate(rows)): one per set
 _lock = threading.Lock()
 
 
@@ -43,7 +44,21 @@ def set_rows(model: str, observer: str | None, buckets: tuple, progress_bar: Cal
     return rows
 
 
+def evaluation(rows: list[dict]) -> dict:
+    """detect_eval.evaluate(rows) (every score's AUROC and rates on the set), computed once per stored set of
+    rows: every reader of the page shares it (a class on one link paid it per reader). Read-only."""
+    with _lock:
+        found = _evaluated.get(id(rows))
+    if found is not None and found[0] is rows:
+        return found[1]
+    result = detect_eval.evaluate(rows)
+    with _lock:
+        _evaluated[id(rows)] = (rows, result)  # rows kept with it: their id is not reused while stored
+    return result
+
+
 def clear() -> None:
-    """Forget the stored rows (tests)."""
+    """Forget the stored rows and their evaluations (tests)."""
     with _lock:
         _rows.clear()
+        _evaluated.clear()
