@@ -70,7 +70,7 @@ URL_KEYS = {
     "ceiling": ["ceil_source", "ceil_models", "ceil_n", "ceil_pos"],
     "code": ["code_layer", "code_head", "code_step"],
     "fill": ["fill_order", "fill_top", "fill_decoder", "fill_dynamic", "fill_seed", "fill_epoch"],
-    "serving": ["serve_source", "serve_conc", "serve_requests", "serve_tokens"],
+    "serving": ["serve_source", "serve_conc", "serve_requests", "serve_tokens", "serve_repeats"],
 }
 NOTICE = ("Ignored from the link", "Ignorado do link")
 UNKNOWN_MODEL = "The link names a model this app does not know"  # the sidebar's own notice for ?model=

@@ -4,7 +4,11 @@
    batching) against lab.sampling.steps called in-process, 16 requests of 32 tokens each. Target 1.2.
 2. Concurrency 8: seconds per token over the whole test with static batching against the same server without
    batching (16 requests of 32 tokens): throughput ×2 is a ratio of 0.5. Target 0.5.
-Both measured with lab.serving.loadtest (the same client the CLI and the page use), one run each, servers started
+3. Concurrency 8, mixed lengths (48, 6, 24, 12 tokens, cycled; 32 requests): seconds per token with continuous
+   batching against static batching. Target 1 / 1.3 = 0.77 (tokens/s x1.3).
+4. Poisson arrivals near saturation (0.9 x the static server's requests/s at concurrency 8, at most 16 in
+   flight): TTFT p50 with continuous batching against static. Target 0.5.
+All measured with lab.serving.loadtest (the same client the CLI and the page use), one run each, servers started
 fresh. The first request of each test warms its server up and is not counted apart.
 """
 
@@ -13,6 +17,7 @@ from __future__ import annotations
 from lab.benchmarks import entry
 
 MODEL, REQUESTS, TOKENS = "course-gpt2", 16, 32
+MIXED, MIXED_REQUESTS = [48, 6, 24, 12], 32
 
 
 def _per_token(r: dict) -> float:
@@ -34,6 +39,34 @@ def benchmarks() -> list[dict]:
     with Spawned(MODEL, "--max-concurrent", "8") as url:
         loadtest.run(url, 8, 8, TOKENS)  # warm-up
         batched8 = loadtest.run(url, 8, REQUESTS, TOKENS)
+    return [*_first(http1, call1, batched8, plain8), *continuous_vs_static()]
+
+
+def continuous_vs_static() -> list[dict]:
+    """Entries 3 and 4: the same mixed load on a static and a continuous server (max 16 running each)."""
+    from lab.serving import loadtest
+    from lab.serving.server import Spawned
+
+    out = {}
+    for name in ("static", "continuous"):
+        with Spawned(MODEL, "--max-concurrent", "16", "--batching", name) as url:
+            loadtest.run(url, 8, 8, MIXED)  # warm-up
+            out[name] = loadtest.run(url, 8, MIXED_REQUESTS, MIXED)
+            if name == "static":
+                rate = 0.9 * MIXED_REQUESTS / out["static"]["wall_s"]
+            out[f"{name}_rate"] = loadtest.run(url, 16, MIXED_REQUESTS, MIXED, rate=rate)
+    s, c = out["static"], out["continuous"]
+    return [entry("serving: seconds per token at concurrency 8, mixed lengths (48/6/24/12), continuous vs static "
+                  "batching (tokens/s x1.3 = 0.77), course-gpt2, 32 requests", _per_token(c), _per_token(s), 0.77,
+                  throughput_continuous=round(c["tokens_per_s"], 1), throughput_static=round(s["tokens_per_s"], 1)),
+            entry(f"serving: TTFT p50 under Poisson arrivals near saturation ({rate:.2f} requests/s), continuous vs "
+                  "static batching, course-gpt2, mixed lengths, 32 requests", out["continuous_rate"]["ttft_p50_s"],
+                  out["static_rate"]["ttft_p50_s"], 0.5,
+                  ttft_p50_ms_continuous=round(1000 * out["continuous_rate"]["ttft_p50_s"], 1),
+                  ttft_p50_ms_static=round(1000 * out["static_rate"]["ttft_p50_s"], 1))]
+
+
+def _first(http1, call1, batched8, plain8) -> list[dict]:
     return [entry("serving: seconds per streamed token over HTTP (lab serve, concurrency 1) vs the in-process "
                   "function call, course-gpt2, 16 x 32 tokens", _per_token(http1), _per_token(call1), 1.2),
             entry("serving: seconds per token at concurrency 8, static batching vs no batching (throughput x2 = "

@@ -23,6 +23,7 @@ for a whole batch fails that batch's rows (logged each), and the worker goes on.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import logging
 import math
@@ -77,7 +78,7 @@ class Engine:
         self.batching = self.scheduler != "off"
         self.eos = _eos(model)
         self.jobs: queue.Queue[Job] = queue.Queue()
-        self.batches: list[int] = []  # the size of every batch run, or of every continuous step
+        self.batches: collections.deque[int] = collections.deque(maxlen=10_000)  # recent batch (or step) sizes
         loop = self._continuous if self.scheduler == "continuous" else self._loop
         threading.Thread(target=loop, daemon=True, name="lab-engine").start()
 
