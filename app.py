@@ -13,25 +13,34 @@ ICON = Path(__file__).parent / "assets" / "icon.svg"
 st.set_page_config(page_title="GPT-2, taken apart", page_icon=ICON, layout="wide")
 
 # Titles (both languages) come from ui/chapters.TITLES, which the home page's course map uses too.
-pages = [
-    st.Page("app_pages/home.py", title=t(*TITLES["app_pages/home.py"]), icon=":material/home:", default=True),
-    st.Page("app_pages/fossils.py", title=t(*TITLES["app_pages/fossils.py"]), icon=":material/history_edu:"),
-    st.Page("app_pages/glossary.py", title=t(*TITLES["app_pages/glossary.py"]), icon=":material/menu_book:"),
-    st.Page("app_pages/tokens.py", title=t(*TITLES["app_pages/tokens.py"]), icon=":material/translate:"),
-    st.Page("app_pages/analogies.py", title=t(*TITLES["app_pages/analogies.py"]), icon=":material/explore:"),
-    st.Page("app_pages/attention.py", title=t(*TITLES["app_pages/attention.py"]), icon=":material/visibility:"),
-    st.Page("app_pages/causal_mask.py", title=t(*TITLES["app_pages/causal_mask.py"]), icon=":material/theater_comedy:"),
-    st.Page("app_pages/logit_lens.py", title=t(*TITLES["app_pages/logit_lens.py"]), icon=":material/layers:"),
-    st.Page("app_pages/perplexity.py", title=t(*TITLES["app_pages/perplexity.py"]), icon=":material/trending_down:"),
-    st.Page("app_pages/sampling.py", title=t(*TITLES["app_pages/sampling.py"]), icon=":material/casino:"),
-    st.Page("app_pages/fill.py", title=t(*TITLES["app_pages/fill.py"]), icon=":material/edit_note:"),
-    st.Page("app_pages/detector.py", title=t(*TITLES["app_pages/detector.py"]), icon=":material/policy:"),
-    st.Page("app_pages/code.py", title=t(*TITLES["app_pages/code.py"]), icon=":material/code:"),
-    st.Page("app_pages/serving.py", title=t(*TITLES["app_pages/serving.py"]), icon=":material/dns:"),
-    st.Page("app_pages/lab_guide.py", title=t(*TITLES["app_pages/lab_guide.py"]), icon=":material/terminal:"),
-    st.Page("app_pages/ceiling.py", title=t(*TITLES["app_pages/ceiling.py"]), icon=":material/vertical_align_top:"),
-]
-nav = st.navigation(pages)
+# The sidebar lists every page (no "View more"), in sections by part of the course (chapter numbers as on the home
+# page's map), so the newest pages are one click away like the first ones.
+def page(name: str, icon: str, **kw) -> st.Page:
+    """app_pages/<name>.py with its title in the UI language and its icon."""
+    return st.Page(f"app_pages/{name}.py", title=t(*TITLES[f"app_pages/{name}.py"]), icon=f":material/{icon}:", **kw)
+
+
+pages = {
+    "": [page("home", "home", default=True), page("fossils", "history_edu"), page("glossary", "menu_book")],
+    t("Tokens and embeddings · 01–02", "Tokens e embeddings · 01–02"): [
+        page("tokens", "translate"),
+        page("analogies", "explore")],
+    t("Inside the model · 03–06", "Dentro do modelo · 03–06"): [
+        page("attention", "visibility"),
+        page("causal_mask", "theater_comedy"),
+        page("logit_lens", "layers"),
+        page("perplexity", "trending_down")],
+    t("Generating, filling, detecting · 07–12", "Gerar, preencher, detectar · 07–12"): [
+        page("sampling", "casino"),
+        page("fill", "edit_note"),
+        page("detector", "policy")],
+    t("Code, serving, the lab, limits · 13–16", "Código, servir, o laboratório, limites · 13–16"): [
+        page("code", "code"),
+        page("serving", "dns"),
+        page("lab_guide", "terminal"),
+        page("ceiling", "vertical_align_top")],
+}
+nav = st.navigation(pages, expanded=True)
 with url_state.publishing():  # the sidebar's settings and the page's inputs reach the URL once, when the run ends
     sidebar.draw()
     with st.sidebar:

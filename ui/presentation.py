@@ -14,6 +14,9 @@ NARROW_PX = 1100  # below this many CSS pixels of window width, marked column bl
 STACK_CLASS = "stack-narrow"  # st.container(key=...) prefix whose columns stack on narrow screens
 
 LAYOUT_CSS = f"""<style>
+/* the sidebar's page names and sections wrap instead of being cut with an ellipsis */
+[data-testid="stSidebarNav"] span, [data-testid="stSidebarNav"] .stMarkdownEllipsis, [data-testid="stSidebarNav"] p {{
+  white-space: normal; overflow: visible; text-overflow: clip; }}
 @media (max-width: {NARROW_PX}px) {{
   [class*="st-key-{STACK_CLASS}"] [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]) {{
     flex-direction: column; }}

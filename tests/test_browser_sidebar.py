@@ -1,0 +1,38 @@
+"""The sidebar in a real Chromium at 1280 x 720 (issue 34, item 10): every page listed (no "View more"), in
+sections by part of the course, in English, Portuguese and Portuguese presentation mode; no page or section name
+cut with an ellipsis."""
+
+import pytest
+
+from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+
+pytestmark = pytest.mark.browser
+CUT = """els => els.filter(e => e.offsetParent !== null && e.children.length === 0 && e.textContent.trim()
+                             && e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""  # a cut text
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    require_browser()
+    with streamlit_server(env={"HF_HUB_OFFLINE": "1"}) as url:
+        yield url
+
+
+@pytest.mark.parametrize("query,sections", [
+    ("lang=en", ["Tokens and embeddings · 01–02", "Code, serving, limits · 13–16"]),
+    ("lang=pt", ["Tokens e embeddings · 01–02", "Código, servir, limites · 13–16"]),
+    ("lang=pt&present=1", ["Dentro do modelo · 03–06"]),
+])
+def test_every_page_is_listed_and_nothing_in_the_sidebar_is_cut(app_url, query, sections):
+    with chromium() as browser:
+        page = new_page(browser, 1280, 720)
+        page.goto(f"{app_url}/?{query}")
+        page.wait_for_selector('[data-testid="stSidebarNavLink"]', timeout=90_000)
+        wait_idle(page)
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        links = nav.locator('[data-testid="stSidebarNavLink"]')
+        assert links.count() == 13 and page.locator('[data-testid="stSidebarNavViewButton"]').count() == 0
+        assert all(links.nth(i).is_visible() for i in range(13))
+        text = nav.inner_text()
+        assert all(s in text for s in sections), text
+        assert nav.locator("span, p, div").evaluate_all(CUT) == []  # no page or section name cut
