@@ -22,7 +22,13 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements.txt requirements-dev.txt
 run: $(VENV)/.installed
 	$(VENV)/bin/streamlit run app.py
 
-test: $(VENV)/.installed-dev
+# axe-core for the accessibility test (tests/test_browser_a11y.py), pinned in tests/a11y/package-lock.json
+A11Y := tests/a11y/node_modules/.installed
+$(A11Y): tests/a11y/package.json tests/a11y/package-lock.json
+	cd tests/a11y && npm ci --no-audit --no-fund --silent
+	touch $@
+
+test: $(VENV)/.installed-dev $(A11Y)
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q
 

@@ -100,3 +100,104 @@ def test_html_lang_follows_the_readers_language(tab):
     page.wait_for_function("() => document.documentElement.lang === 'en'", timeout=60_000)
     page.locator('[data-testid="stSidebar"]').get_by_text("Português (Brasil)", exact=True).click()
     page.wait_for_function("() => document.documentElement.lang === 'pt-BR'", timeout=60_000)
+
+
+# --- keyboard: Tab reaches an input, with a visible focus, and keys alone change it ---------------------------------
+def tab_to(page, predicate: str, limit: int = 250) -> int:
+    """Press Tab until the focused element satisfies `predicate` (JS over `e`); how many presses it took."""
+    for n in range(1, limit + 1):
+        page.keyboard.press("Tab")
+        if page.evaluate(f"() => {{ const e = document.activeElement; return !!e && ({predicate}); }}"):
+            return n
+    raise AssertionError(f"{limit} Tabs never reached {predicate}")
+
+
+def focus_is_visible(page) -> bool:
+    """The focused element's box (and 6 px around it) looks different focused than blurred."""
+    box = page.evaluate("() => { const r = document.activeElement.getBoundingClientRect();"
+                        " return {x: Math.max(0, r.x - 6), y: Math.max(0, r.y - 6), width: r.width + 12,"
+                        " height: r.height + 12}; }")
+    focused = page.screenshot(clip=box)
+    page.evaluate("() => { window._a11yFocus = document.activeElement; document.activeElement.blur(); }")
+    blurred = page.screenshot(clip=box)
+    page.evaluate("() => window._a11yFocus.focus()")
+    return focused != blurred
+
+
+def in_widget(testid: str, label: str) -> str:
+    """A JS predicate: `e` sits in a widget `testid` whose text includes `label`."""
+    w = f"e.closest('[data-testid=\"{testid}\"]')"
+    return f"!!{w} && {w}.innerText.includes({label!r})"
+
+
+def test_a_slider_and_a_button_by_keyboard_alone(tab):
+    page = open_view(tab, "fill", "lang=en")
+    presses = tab_to(page, "e.getAttribute('aria-label') === 'Candidates per mask' && " +
+                     in_widget("stSlider", "Candidates per mask"))
+    assert focus_is_visible(page), "the slider's focus is not visible"
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => location.search.includes('fill_top=6')", timeout=60_000)
+    settle(page)
+    tab_to(page, "e.tagName === 'BUTTON' && e.innerText.includes('Insert <mask>')")
+    assert focus_is_visible(page), "the button's focus is not visible"
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => [...document.querySelectorAll('textarea')].some(t => t.value.endsWith('. <mask>'))",
+                           timeout=60_000)  # the default text, then the mask the button inserts
+    print("Tabs to the fill page's slider:", presses)
+
+
+def test_a_text_area_and_a_select_by_keyboard_alone(tab):
+    page = open_view(tab, "attention", "lang=en")
+    tab_to(page, "e.tagName === 'TEXTAREA' && !!e.closest('[data-testid=\"stMain\"]')")
+    assert focus_is_visible(page), "the text area's focus is not visible"
+    page.keyboard.press("End")
+    page.keyboard.type(" Keys alone.")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function("() => decodeURIComponent(location.search.replace(/\\+/g, ' ')).includes('Keys alone.')",
+                           timeout=60_000)
+    settle(page)
+    tab_to(page, "e.getAttribute('role') === 'combobox' && e.getAttribute('aria-label') === 'Layer'")
+    assert focus_is_visible(page), "the select's focus is not visible"
+    before = page.evaluate("() => document.activeElement.value")
+    page.keyboard.press("ArrowDown")  # opens the list
+    page.wait_for_selector('[role="option"]', timeout=30_000)
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    page.wait_for_function("(b) => { const e = document.querySelector('input[aria-label=\"Layer\"]');"
+                           " return e && e.value !== b; }", arg=before, timeout=60_000)
+    after = page.evaluate("() => document.querySelector('input[aria-label=\"Layer\"]').value")
+    page.wait_for_function("(v) => location.search.includes('attn_layer=' + v)", arg=after, timeout=60_000)
+    assert after != before
+
+
+# --- zoom: 200 % of a 1280 px screen is a 640 px wide viewport --------------------------------------------------------
+# Elements that may scroll sideways inside their own frame: charts (wide heatmaps), data frames and code blocks.
+OWN_FRAME = '[data-testid="stVegaLiteChart"], [data-testid="stFullScreenFrame"], [data-testid="stDataFrame"], ' \
+            '[data-testid="stCode"], [data-testid="stTable"], .lab-code'
+OVERFLOW = """(ownFrame) => {
+  const out = {page: document.scrollingElement.scrollWidth - innerWidth, scrollers: [], cut: []};
+  for (const e of document.querySelectorAll('[data-testid="stMain"] *')) {
+    const s = getComputedStyle(e), r = e.getBoundingClientRect();
+    if (!r.width || s.visibility === 'hidden' || e.closest(ownFrame)) continue;
+    const text = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if (e.scrollWidth > e.clientWidth + 1 && ['auto', 'scroll'].includes(s.overflowX))
+      out.scrollers.push(e.tagName + '.' + e.className.toString().slice(0, 60));
+    else if (text && e.scrollWidth > e.clientWidth + 1 && s.overflowX !== 'visible')
+      out.cut.push(e.innerText.slice(0, 60));
+    else if (text && r.right > innerWidth + 1) out.cut.push('off screen: ' + e.innerText.slice(0, 60));
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_at_640_px_nothing_scrolls_sideways_and_no_text_is_cut(tab, path):
+    url, page = tab
+    page.set_viewport_size({"width": 640, "height": 900})
+    try:
+        page.goto(f"{url}/{path}?lang=en")
+        settle(page)
+        found = page.evaluate(OVERFLOW, OWN_FRAME)
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+    assert found["page"] <= 0 and not found["scrollers"] and not found["cut"], found

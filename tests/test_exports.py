@@ -15,6 +15,7 @@ import pytest
 from PIL import Image
 
 from tests.pages import open_page
+from ui import a11y
 from viz import attention as viz_attention
 from viz import tokens as viz_tokens
 from viz.export import PNG_SCALE, chart_png, chart_spec, chart_svg, csv_bytes
@@ -88,7 +89,7 @@ def test_presentation_mode_hides_explanations_and_enlarges_charts():
         return json.loads(chart.proto.spec).get("config", {}).get("axis", {}).get("labelFontSize")
 
     assert fonts(normal) is None and fonts(present) == 15
-    styles = [h.proto.body for h in present.get("html") if "<style>" in h.proto.body]
+    styles = [h.proto.body for h in present.get("html") if "<style>" in h.proto.body and h.proto.body != a11y.CODE_CSS]
     assert len(styles) == 1 and "font-size: 1.3rem" in styles[0]
 
 
