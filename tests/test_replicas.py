@@ -16,9 +16,9 @@ from urllib.parse import parse_qs, quote, urlparse
 import psutil
 import pytest
 
+from bench_pages.readers import arrive
 from lab.replicas import HAPROXY, haproxy_config
 from lab.testing.browser import ROOT, free_port
-from lab.testing.readers import arrive
 from tests.streamlit_server import chromium, require_browser, wait_idle
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not os.access(HAPROXY, os.X_OK),
