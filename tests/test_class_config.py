@@ -14,8 +14,8 @@ import time
 
 import pytest
 
+from bench_pages.readers import app_server, read
 from lab.testing.browser import ROOT
-from lab.testing.readers import app_server, read
 
 PROBE = '''import gc
 import sys

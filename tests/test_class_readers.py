@@ -1,7 +1,7 @@
 """Virtual readers (lab/testing/readers.py) against the real app served as `make run` serves it: five readers of
 one link, each run finished, each its own session, the link's query string read by the app."""
 
-from lab.testing.readers import app_server, arrive
+from bench_pages.readers import app_server, arrive
 
 
 def test_five_readers_of_one_link_each_finish_their_run():

@@ -16,9 +16,9 @@ from urllib.parse import parse_qs, quote, urlparse
 import psutil
 import pytest
 
+from bench_pages.readers import arrive
 from lab.replicas import HAPROXY, haproxy_config
 from lab.testing.browser import ROOT, free_port
-from lab.testing.readers import arrive
 from tests.streamlit_server import chromium, require_browser, wait_idle
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not os.access(HAPROXY, os.X_OK),
@@ -157,6 +157,14 @@ def test_two_contexts_stick_to_one_replica_each_and_a_killed_one_comes_back_from
     print(f"\nREPLICAS: A back on {first['b']} {back_s:.1f} s after its replica was killed")
 
 
+def _command(p: psutil.Process) -> str:
+    """The process's command line, "" once it has exited (a zombie has none)."""
+    try:
+        return " ".join(p.cmdline())
+    except (psutil.NoSuchProcess, psutil.ZombieProcess):
+        return ""
+
+
 def _running(p: psutil.Process) -> bool:
     """Alive and not a zombie (an exited process its parent has not reaped is not running)."""
     try:
@@ -168,7 +176,7 @@ def _running(p: psutil.Process) -> bool:
 def test_sigterm_leaves_no_process_behind(crowd):
     proc, doc = crowd
     children = psutil.Process(proc.pid).children(recursive=True)
-    assert any("haproxy" in " ".join(c.cmdline()) for c in children)
+    assert any("haproxy" in _command(c) for c in children)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(60) == 0
     time.sleep(0.5)

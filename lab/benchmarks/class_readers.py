@@ -2,7 +2,7 @@
 
 The app is started as `make run` starts it (`streamlit run app.py`, the repository's config: no file
 watcher, no forced collection after each run). A reader is a client of Streamlit's own websocket
-protocol (lab/testing/readers.py): it opens the page's link and waits until that run finishes; its time
+protocol (bench_pages/readers.py): it opens the page's link and waits until that run finishes; its time
 is from connecting until then. For N = 1, 30 and 60 (30 and 60 arriving evenly within 3 s) one fresh
 server per N plays every page in turn, home first: "cold" is the first N readers of that link on this
 server (its computations not cached yet; the model may be loaded by an earlier page), "warm" the next N.
@@ -19,9 +19,12 @@ the home page), LAB_CLASS_SIZES (e.g. "1,30"), LAB_CLASS_FLAGS (extra `streamlit
 
 from __future__ import annotations
 
-import math
+import json
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling", "fill",
          "detector", "code", "serving", "ceiling")
@@ -29,35 +32,23 @@ SIZES = (1, 30, 60)
 WITHIN_S = 3.0  # the class arrives within this many seconds
 TARGETS = {30: 1.0, 60: 3.0}  # p95 seconds, warm (the issue's targets)
 TIMEOUT_S = 180  # one reader gives up after this
-
-
-def percentile(values: list[float], q: float) -> float:
-    """Nearest-rank percentile (q in 0..100) of a non-empty list."""
-    ordered = sorted(values)
-    return ordered[max(math.ceil(q / 100 * len(ordered)) - 1, 0)]
-
-
-def summary(readings) -> dict:
-    """p50 / p95 / max seconds, how many finished, how many drew an error, of one crowd's readings."""
-    secs = [r.seconds for r in readings]
-    return {"n": len(readings), "p50_s": round(percentile(secs, 50), 4), "p95_s": round(percentile(secs, 95), 4),
-            "max_s": round(max(secs), 4), "finished": sum(r.finished for r in readings),
-            "errors": sum(r.exceptions > 0 for r in readings),
-            "statuses": sorted({r.status for r in readings if not r.finished})}
+ROOT = Path(__file__).resolve().parents[2]
+PLAY = ROOT / "bench_pages" / "class_play.py"  # the run itself (Streamlit's protocol lives outside lab/)
 
 
 def play(sizes=SIZES, pages=PAGES, flags: tuple[str, ...] = ()) -> dict:
-    """{(page, "cold"|"warm"): {n: summary}}, one fresh server per crowd size."""
-    from lab.testing.readers import app_server, arrive
-
+    """{(page, "cold"|"warm"): {n: summary}}, one fresh server per crowd size (bench_pages/class_play.py, in a
+    fresh interpreter: the readers speak Streamlit's protocol with its own classes, which lab never imports)."""
+    plan = {"sizes": list(sizes), "pages": list(pages), "flags": list(flags), "within": WITHIN_S,
+            "timeout": TIMEOUT_S}
+    out = subprocess.run([sys.executable, str(PLAY), json.dumps(plan)], capture_output=True, text=True, cwd=ROOT,
+                         timeout=3600 * 3)
+    if out.returncode != 0:
+        raise RuntimeError(f"the class run failed: {out.stderr.strip().splitlines()[-1:]}")
     results: dict = {}
-    for n in sizes:
-        with app_server("app.py", *flags, env={"HF_HUB_OFFLINE": "1"}) as url:
-            for page in pages:
-                path = "" if page == "home" else page
-                for temperature in ("cold", "warm"):
-                    readings = arrive(url, n, WITHIN_S if n > 1 else 0, path, timeout=TIMEOUT_S)
-                    results.setdefault((page, temperature), {})[n] = summary(readings)
+    for key, summary in json.loads(out.stdout.strip().splitlines()[-1]).items():
+        page, temperature, n = key.split("|")
+        results.setdefault((page, temperature), {})[int(n)] = summary
     return results
 
 

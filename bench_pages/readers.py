@@ -9,7 +9,9 @@ connecting until then are what a class waits on one link.
         one = read(url, "attention", "att_text=Oi")            # a Reading
         crowd = arrive(url, 30, 3.0, "attention", "att_text=Oi")  # 30 readers spread over 3 s
 
-Only for tests and benchmarks (lab never imports streamlit; its protobuf classes are data here).
+Only for tests and benchmarks. It lives outside lab/ because it speaks Streamlit's protocol with Streamlit's own
+protobuf classes (lab never imports streamlit); lab/benchmarks/class_readers.py runs bench_pages/class_play.py,
+which uses it, in a fresh interpreter.
 """
 
 from __future__ import annotations
@@ -23,8 +25,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
-from lab.testing.browser import ROOT, ServerURL, _healthy, free_port
+ROOT_DIR = Path(__file__).resolve().parents[1]  # the repository: app.py, lab
+if str(ROOT_DIR) not in sys.path:
+    sys.path.insert(0, str(ROOT_DIR))
+
+from lab.testing.browser import ROOT, ServerURL, _healthy, free_port  # noqa: E402
 
 FINISHED = "FINISHED_SUCCESSFULLY"
 
