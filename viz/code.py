@@ -67,7 +67,8 @@ def kv_chart(rows: list[dict], with_name: str, without_name: str, title: str, x_
                           for way, key in ways])
     chart = alt.Chart(frame, title=title).mark_line(point=True).encode(
         x=alt.X("tokens:Q", title=x_title, axis=alt.Axis(format="d", tickMinStep=1), scale=alt.Scale(zero=False)),
-        y=alt.Y("ms:Q", title=y_title), color=alt.Color("way:N", title=None, legend=alt.Legend(orient="top")),
+        y=alt.Y("ms:Q", title=y_title), color=alt.Color("way:N", title=None, legend=alt.Legend(
+            orient="top", labelLimit=0)),  # 0: a legend label is never cut ("without (whole sequenc…")
         strokeDash=alt.StrokeDash("way:N", title=None), shape=alt.Shape("way:N", title=None),  # not colour alone
         tooltip=["way:N", "tokens:Q", alt.Tooltip("ms:Q", format=".2f")])
     return localized(chart.properties(height=340), lang)

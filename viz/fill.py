@@ -62,7 +62,7 @@ def masking_grid(tokens: list[str], epochs: list[list[str | None]], words: dict,
                     labelOverlap=False)
     chart = alt.Chart(pd.DataFrame(rows), title=title).mark_rect(stroke="white").encode(
         x=alt.X("position:O", axis=axis), y=alt.Y("epoch:O", title=epoch_title),
-        color=alt.Color("action:N", title=None, legend=alt.Legend(orient="top"),
+        color=alt.Color("action:N", title=None, legend=alt.Legend(orient="top", labelLimit=0),  # 0: never cut
                         scale=alt.Scale(domain=[words[a] for a in ACTION_COLOURS],
                                         range=list(ACTION_COLOURS.values()))),
         tooltip=["epoch:O", "token:N", "action:N"])

@@ -45,7 +45,7 @@ def tokens(pt: str, name: str, total: int, limit: int) -> None:
     """The first `limit` tokens of pt under encoding `name` (of `total`) as chips, and its costliest words."""
     st.subheader(t("The tokens", "Os tokens"))
     st.caption(t("Each chip is one token: its text (␣ is a space) over its id. Orange chips hold part of a "
-                 "UTF-8 character, shown as its bytes, such as \"byte C3\" (the first half of ã, ç, é): here a "
+                 "UTF-8 character, shown as its bytes, such as \"byte C3\" (the first half of ã or ç): here a "
                  "single token is the subject, so its own bytes show (the other pages join such pieces back into "
                  "the character). Hover a chip for its bytes.",
                  "Cada ficha é um token: o texto (␣ é um espaço) sobre o id. Fichas laranja guardam parte "
