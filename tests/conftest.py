@@ -54,6 +54,10 @@ SLOW = {
     "test_hosting": {"test_the_memory_bench_opens_every_page_in_hosted_mode"},
     "test_sampling": {"test_filters_equal_transformers_warpers", "test_generation_is_generates_token_for_token"},
     "test_lens": {"test_the_real_entry_point"},
+    "test_ceiling_page": {"test_short_texts_keep_the_page_whole", "test_portuguese_words_and_numbers",
+                          "test_an_encoder_in_a_link_is_not_offered"},
+    "test_analogies_page": {"test_every_preset_on_course_gpt2"},
+    "test_causal": {"test_trophy_is_bit_for_bit_every_time_even_on_a_busy_cpu"},
 }
 
 
