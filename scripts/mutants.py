@@ -22,7 +22,8 @@ TESTS = {  # module -> its fast tests
     "lab.serving.loadtest": [
         "tests/test_mistakes_serving.py::test_the_load_tests_ttft_and_throughput_on_a_server_of_known_delays",
         "tests/test_mistakes_serving.py::test_the_load_test_summary_on_a_hand_worked_example",
-        "tests/test_mistakes_serving.py::test_one_request_sends_its_path_and_headers_and_reports_each_failure"],
+        "tests/test_mistakes_serving.py::test_one_request_sends_its_path_and_headers_and_reports_each_failure",
+        "tests/test_mistakes_serving.py::test_the_pool_keeps_its_concurrency_reports_progress_and_keeps_its_deadline"],
     "lab.ceiling": ["tests/test_ceiling.py",
                     "tests/test_mistakes_ceiling.py::test_the_conditional_error_rates_on_a_hand_worked_run",
                     "tests/test_mistakes_ceiling.py::test_the_forced_error_summary_equals_transformers"],

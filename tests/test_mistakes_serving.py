@@ -109,6 +109,20 @@ def test_the_load_test_summary_on_a_hand_worked_example():
     empty = loadtest.summary([{"ttft": None, "gaps": [], "tokens": 0, "error": "deadline"}], 0.0, 1)
     assert (empty["ttft_p50"], empty["ttft_p95"], empty["tbt_mean"], empty["tokens_per_s"]) == (None,) * 4
     assert loadtest.gaps([1.0, 1.5, 3.0]) == [0.5, 1.5]
+    assert loadtest.summary(results, 0.5, 1)["tokens_per_s"] == 18.0  # under a second of wall time too
+    forty = [{"ttft": t / 100, "gaps": [], "tokens": 1, "error": None} for t in range(40)]
+    assert loadtest.summary(forty, 1.0, 1)["ttft_p95"] == 0.38  # index int(0.95 * 40) = 38, not the maximum
+
+
+def test_the_pool_keeps_its_concurrency_reports_progress_and_keeps_its_deadline(slow_url):
+    seen = []
+    r = loadtest.run(slow_url, 1, 3, max_tokens=2, progress=seen.append)
+    assert seen == pytest.approx([1 / 3, 2 / 3, 1.0])
+    assert r["wall_s"] >= 3 * (TTFT_S + GAP_S) and r["errors"] == 0  # one at a time, not a default pool's six
+    late = loadtest.run(slow_url, 2, 3, max_tokens=2, deadline=0.1)  # nothing answers within 0.1 s
+    assert (late["errors"], late["requests"], late["tokens"], late["ttft_p50"]) == (3, 3, 0, None)
+    part = loadtest.run(slow_url, 2, 3, max_tokens=2, deadline=0.8)  # two done at ~0.45 s, the third not before 0.9
+    assert part["requests"] == 3 and part["errors"] >= 1
 
 
 def test_one_request_sends_its_path_and_headers_and_reports_each_failure(slow_url):

@@ -71,3 +71,8 @@ def test_groups_and_evaluate_on_hand_made_rows():
     assert rank["auroc"] == 0.625
     partial = [{k: v for k, v in r.items() if k != "mean_log_rank" or r["id"] != 2} for r in rows()]
     assert list(detect_eval.evaluate(partial)["methods"]) == ["fast_detectgpt"]  # a score some rows lack: left out
+
+
+def test_rates_with_one_human_text():
+    r = detect_eval.rates(np.array([1, 0]), np.array([0.9, 0.8]), 0.5)  # the one human text flagged: FPR 1
+    assert (r["tpr"], r["fpr"]) == (1.0, 1.0)
