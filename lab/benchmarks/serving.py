@@ -4,7 +4,7 @@
    batching) against lab.sampling.steps called in-process, 16 requests of 32 tokens each. Target 1.2.
 2. Concurrency 8: seconds per token over the whole test with static batching against the same server without
    batching (16 requests of 32 tokens): throughput ×2 is a ratio of 0.5. Target 0.5.
-3. Concurrency 8, mixed lengths (48, 6, 24, 12 tokens, cycled; 32 requests): seconds per token with continuous
+3. Concurrency 8, mixed lengths (32, 4, 16, 8 tokens, cycled; 16 requests): seconds per token with continuous
    batching against static batching. Target 1 / 1.3 = 0.77 (tokens/s x1.3).
 4. Poisson arrivals near saturation (0.9 x the static server's requests/s at concurrency 8, at most 16 in
    flight): TTFT p50 with continuous batching against static. Target 0.5.
@@ -17,7 +17,7 @@ from __future__ import annotations
 from lab.benchmarks import entry
 
 MODEL, REQUESTS, TOKENS = "course-gpt2", 16, 32
-MIXED, MIXED_REQUESTS = [48, 6, 24, 12], 32
+MIXED, MIXED_REQUESTS = [32, 4, 16, 8], 16
 
 
 def _per_token(r: dict) -> float:
@@ -56,11 +56,11 @@ def continuous_vs_static() -> list[dict]:
                 rate = 0.9 * MIXED_REQUESTS / out["static"]["wall_s"]
             out[f"{name}_rate"] = loadtest.run(url, 16, MIXED_REQUESTS, MIXED, rate=rate)
     s, c = out["static"], out["continuous"]
-    return [entry("serving: seconds per token at concurrency 8, mixed lengths (48/6/24/12), continuous vs static "
-                  "batching (tokens/s x1.3 = 0.77), course-gpt2, 32 requests", _per_token(c), _per_token(s), 0.77,
+    return [entry("serving: seconds per token at concurrency 8, mixed lengths (32/4/16/8), continuous vs static "
+                  "batching (tokens/s x1.3 = 0.77), course-gpt2, 16 requests", _per_token(c), _per_token(s), 0.77,
                   throughput_continuous=round(c["tokens_per_s"], 1), throughput_static=round(s["tokens_per_s"], 1)),
             entry(f"serving: TTFT p50 under Poisson arrivals near saturation ({rate:.2f} requests/s), continuous vs "
-                  "static batching, course-gpt2, mixed lengths, 32 requests", out["continuous_rate"]["ttft_p50_s"],
+                  "static batching, course-gpt2, mixed lengths, 16 requests", out["continuous_rate"]["ttft_p50_s"],
                   out["static_rate"]["ttft_p50_s"], 0.5,
                   ttft_p50_ms_continuous=round(1000 * out["continuous_rate"]["ttft_p50_s"], 1),
                   ttft_p50_ms_static=round(1000 * out["static_rate"]["ttft_p50_s"], 1))]

@@ -205,8 +205,6 @@ class Completion:
 def make_app(loaded, options: Options):
     """The FastAPI app serving `loaded` (a decoder) with `options`."""
     from fastapi import FastAPI
-    from fastapi.exceptions import RequestValidationError
-    from starlette.exceptions import HTTPException
 
     app = FastAPI(title="lab serve", docs_url=None, redoc_url=None, openapi_url=None)
     engine = Engine(loaded.model, scheduler_of(options.batching), options.cache, max_batch=options.max_concurrent)
@@ -214,31 +212,7 @@ def make_app(loaded, options: Options):
     app.state.engine, app.state.slots = engine, slots
     serving = _Serving(loaded, engine, slots)
 
-    @app.exception_handler(RequestValidationError)
-    async def invalid(request, exc):
-        first = exc.errors()[0] if exc.errors() else {}
-        where = [str(p) for p in first.get("loc", ()) if p != "body"]
-        message = "the body is not valid JSON" if first.get("type") == "json_invalid" else (
-            f"{'.'.join(where) or 'body'}: {first.get('msg', 'invalid')}")
-        return error(400, message, param=None if first.get("type") == "json_invalid" else ".".join(where) or None)
-
-    @app.exception_handler(HTTPException)
-    async def http_error(request, exc):
-        if exc.status_code == 404:
-            return error(404, f"no such route: {request.method} {request.url.path}", code="not_found")
-        if exc.status_code == 405:
-            return error(405, f"{request.method} is not allowed on {request.url.path}", code="method_not_allowed")
-        message = "the body is not valid JSON (or not UTF-8)" if exc.status_code == 400 else str(exc.detail)
-        return error(exc.status_code, message)
-
-    @app.exception_handler(Refused)
-    async def refused(request, exc: Refused):
-        return error(exc.status, exc.message, exc.kind, exc.param, exc.code)
-
-    @app.exception_handler(Exception)
-    async def crashed(request, exc):
-        log.error("%s %s failed: %s", request.method, request.url.path, exc, exc_info=exc)
-        return error(500, "the server failed on this request (logged)", kind="server_error")
+    _errors(app)
 
     @app.middleware("http")
     async def gate(request: Request, call_next):
@@ -268,6 +242,38 @@ def make_app(loaded, options: Options):
         return await serving.chat(req, request)
 
     return _BodyLimit(app, MAX_BODY)
+
+
+def _errors(app) -> None:
+    """Every error the app answers, in OpenAI's shape: validation, routes, refusals, and anything unforeseen."""
+    from fastapi.exceptions import RequestValidationError
+    from starlette.exceptions import HTTPException
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request, exc):
+        first = exc.errors()[0] if exc.errors() else {}
+        where = [str(p) for p in first.get("loc", ()) if p != "body"]
+        message = "the body is not valid JSON" if first.get("type") == "json_invalid" else (
+            f"{'.'.join(where) or 'body'}: {first.get('msg', 'invalid')}")
+        return error(400, message, param=None if first.get("type") == "json_invalid" else ".".join(where) or None)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request, exc):
+        if exc.status_code == 404:
+            return error(404, f"no such route: {request.method} {request.url.path}", code="not_found")
+        if exc.status_code == 405:
+            return error(405, f"{request.method} is not allowed on {request.url.path}", code="method_not_allowed")
+        message = "the body is not valid JSON (or not UTF-8)" if exc.status_code == 400 else str(exc.detail)
+        return error(exc.status_code, message)
+
+    @app.exception_handler(Refused)
+    async def refused(request, exc: Refused):
+        return error(exc.status, exc.message, exc.kind, exc.param, exc.code)
+
+    @app.exception_handler(Exception)
+    async def crashed(request, exc):
+        log.error("%s %s failed: %s", request.method, request.url.path, exc, exc_info=exc)
+        return error(500, "the server failed on this request (logged)", kind="server_error")
 
 
 def _host_name(host: str) -> str:
