@@ -31,8 +31,8 @@ def human_share(tpr: float, fpr: float, prevalence: float) -> float:
 def page():
     """The Portuguese page (its passage has joined runs: accented characters split in two tokens), with 20 %
     machine text chosen; the caches emptied before and after."""
-    from ui.runs import detect as rows_cache
     from ui.model_loader import model_cache
+    from ui.runs import detect as rows_cache
 
     for clear in (model_cache.clear, st.cache_data.clear, rows_cache.clear):
         clear()
