@@ -38,7 +38,7 @@ LANG_SCRIPT = '<script>document.documentElement.lang = "{tag}";</script>'
 
 
 def style() -> None:
-    """The contrast CSS (sent where styles go, taking no space), then the page language for screen readers."""
-    st.html(CODE_CSS)
-    with st.sidebar:  # at the sidebar's foot, out of the page's own flow
-        st.html(LANG_SCRIPT.format(tag=HTML_LANG[lang()]), unsafe_allow_javascript=True)
+    """The contrast CSS and the page language for screen readers, as one element at the sidebar's foot (out of
+    the page's own flow; it starts with its style sheet, as the app's other CSS does)."""
+    with st.sidebar:
+        st.html(CODE_CSS + LANG_SCRIPT.format(tag=HTML_LANG[lang()]), unsafe_allow_javascript=True)
