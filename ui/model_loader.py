@@ -137,3 +137,17 @@ def current_decoder(needs_en: str, needs_pt: str) -> Loaded:
               f"course decoder, {DEFAULT_OFFLINE}.", f"{needs_pt} precisa de um decoder, um modelo que prevê o "
               f"próximo token: {m.name} é um encoder. Usando o decoder do curso, {DEFAULT_OFFLINE}."))
     return get_model(DEFAULT_OFFLINE)
+
+
+BIG_ENCODER, SMALL_ENCODER = "roberta-base", "course-roberta"
+
+
+def default_encoder() -> str:
+    """roberta-base when it is downloaded and fits in the model cache beside the models held now
+    (so it never pushes the decoder out and back in on every rerun); otherwise the course encoder."""
+    cache = model_cache()
+    if not hub.is_available(BIG_ENCODER) or not hosting.offered(BIG_ENCODER):
+        return SMALL_ENCODER
+    if BIG_ENCODER in cache or cache.used_bytes + models.estimate_bytes(BIG_ENCODER) <= cache.budget:
+        return BIG_ENCODER
+    return SMALL_ENCODER
