@@ -28,8 +28,8 @@ def leave_a_core() -> int:
     """Torch's intra-op threads for the app: one fewer than torch takes by default (its physical cores), at
     least one, unless OMP_NUM_THREADS or MKL_NUM_THREADS is set. The model shares the machine with the
     Streamlit server and, on a laptop, the reader's browser; with every core in one forward pass, the pass
-    and the browser drawing its output stall each other (on 2 cores the sampling page settled about twice
-    as late after a seed click: lab/benchmarks/pages.py). Returns the thread count now in force."""
+    and the browser drawing its output stall each other (docs/sampling.md measures it:
+    lab/benchmarks/pages.py). Returns the thread count now in force."""
     import torch
 
     if not any(os.environ.get(name) for name in THREAD_ENV):

@@ -27,7 +27,7 @@ from lab.detect.scoring import BUCKETS, MACHINE_HIGH, check_decoder, check_pair,
 from lab.perplexity import next_token
 
 # The set's rows for the course pair (course-gpt2, observer course-gpt2-2x128), computed once and shipped so
-# that the page opens in a second (about 30 s on 2 cores otherwise); `python -m lab detect-eval --save` writes
+# that the page opens at once (docs/detector.md: the time it saves); `python -m lab detect-eval --save` writes
 # them, and a test recomputes a sample. Used only when the models' weights, the set and the buckets all match.
 SCORES_PATH = Path(__file__).resolve().parents[1] / "data" / "detect_scores.json"
 
