@@ -149,14 +149,18 @@ def groups(rows: list[dict]) -> dict[str, np.ndarray]:
 
 
 def evaluate(rows: list[dict]) -> dict:
-    """The contract's table: {"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc}}}}."""
+    """The contract's table: {"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc},
+    "median_human", "median_machine"}}}: the medians are of the raw scores (the page shows them beside a text's)."""
     labels = is_machine(rows)
     methods = [m for m in MACHINE_HIGH if all(m in r for r in rows)]
     masks = groups(rows)
     table = {}
     for m in methods:
         s = oriented(m, [r[m] for r in rows])
-        table[m] = {"auroc": auroc(labels, s), "by_group": {g: auroc(labels[k], s[k]) for g, k in masks.items()}}
+        raw = np.array([r[m] for r in rows], dtype=float)
+        table[m] = {"auroc": auroc(labels, s), "by_group": {g: auroc(labels[k], s[k]) for g, k in masks.items()},
+                    "median_human": float(np.nanmedian(raw[~labels])),
+                    "median_machine": float(np.nanmedian(raw[labels]))}
     return {"n_human": int((~labels).sum()), "n_machine": int(labels.sum()), "methods": table}
 
 
