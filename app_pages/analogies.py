@@ -37,10 +37,10 @@ except EmbeddingError as e:
     draw.problem(e)
 if query is not None:
     v = cached.view(m.name, query, k, exclude, expected, space, rare)
-    if note := cached.left_out_text(v["left_out"], m.name):
+    if note := draw.left_out_text(v["left_out"], m.name):
         st.caption(note)
     if presentation.shown():
-        st.dataframe(cached.tokens_table(query), hide_index=True)
+        st.dataframe(draw.tokens_table(query), hide_index=True)
     if any(len(ids) > 1 for ids in query["tokens"]):
         st.info(t("Approximation: a word of several tokens above stands for the mean of its pieces.",
                   "Aproximação: uma palavra de vários tokens acima vale pela média dos seus pedaços."))
@@ -48,17 +48,17 @@ if query is not None:
     m1, m2, m3 = st.columns(3)
     m1.metric(t("Top answer", "Melhor resposta"), viz.visible(v["results"][0]["token"]) if v["results"] else "—")
     m2.metric(t("Expected word's rank, inputs excluded", "Posição da esperada, sem as de entrada"),
-              cached.rank_text(exp.get("rank")))
+              draw.rank_text(exp.get("rank")))
     m3.metric(t("Expected word's rank, inputs included", "Posição da esperada, com as de entrada"),
-              cached.rank_text(exp.get("rank_all")))
+              draw.rank_text(exp.get("rank_all")))
     notes = st.container() if presentation.shown() else None  # on a projector: under the charts
-    names = cached.chart_names()
+    names = draw.chart_names()
     left, right = presentation.stacking("analogy").columns([2, 3])
     best = viz.scores_chart(v["results"], t("Best answers", "Melhores respostas"), names,
                             highlight=(exp.get("ids") or [None])[0], lang=lang())
     exports.chart("analogy-answers", left, best)
     pca = viz.analogy_chart(v["picture"], t("The analogy in 2D (PCA)", "A analogia em 2D (PCA)"),
-                            cached.kept_text(v["picture"]), names, lang=lang())
+                            draw.kept_text(v["picture"]), names, lang=lang())
     exports.chart("analogy-pca", right, pca)
     right.caption(t("a − b + c is drawn as the sum itself, so the parallelogram closes; the scores compare "
                     "directions (cosines), so the best answer need not be the nearest dot.",
@@ -77,5 +77,5 @@ except EmbeddingError as e:
 else:
     closest = viz.scores_chart(cached.view(m.name, near, nk, True, "", space, rare)["results"],
                                t("Closest tokens by cosine", "Tokens mais próximos pelo cosseno"),
-                               names=cached.chart_names(), lang=lang())
+                               names=draw.chart_names(), lang=lang())
     exports.chart("neighbours", st, closest)

@@ -27,13 +27,13 @@ if not text.strip():
 
 first = cached.attention_view(m.name, text)
 n, start = len(first["ids"]), 0
-if note := cached.cut_note(first, m):
+if note := draw.cut_note(first, m):
     st.warning(note)
 if n > viz.HEATMAP_MAX:
     start = widgets.Slider("attn_start", t("Heatmap window starts at token", "A janela do mapa começa no token"),
                            0, n - viz.HEATMAP_MAX, 0).draw()
 view = cached.attention_view(m.name, text, start) if start else first
-s, words = view["split"], cached.names()
+s, words = view["split"], draw.names()
 st.markdown(t(
     f"**Split:** {s['n_embd']} = {s['n_head']} heads × {s['head_dim']} dimensions; {s['n_layer']} layers, "
     f"{n} tokens. Each layer: x {tuple(s['x'])} → Q, K, V each {tuple(s['q'])} → scores {tuple(s['scores'])}.",

@@ -6,12 +6,11 @@ from lab.attention import can_drop_mask
 from lab.causal import TROPHY
 from lab.models import registry
 from ui import exports, presentation, widgets
-from ui.cached import attention as cached
 from ui.draw import attention as draw
 from ui.draw import reproduce
 from ui.i18n import lang, t
 from ui.limits import offered
-from ui.model_loader import current_decoder
+from ui.model_loader import current_decoder, default_encoder
 from viz import attention as viz
 
 st.title(t("The causal mask, on and off", "A máscara causal, ligada e desligada"))
@@ -23,7 +22,7 @@ presentation.explain(t(
     "zero aos tokens seguintes. Tire essa linha e você tem um encoder. Aqui o mesmo modelo roda com e sem "
     "ela; o modelo compartilhado em si nunca é alterado."))
 m = current_decoder("The causal mask", "A máscara causal")
-words, masks = cached.names(), [True, False] if can_drop_mask(m.model) else [True]  # GPT-1 keeps its mask
+words, masks = draw.names(), [True, False] if can_drop_mask(m.model) else [True]  # GPT-1 keeps its mask
 text = widgets.Text("mask_text", t("Sentence", "Frase"), TROPHY[lang()][0], kind="text_input").draw()
 if text.strip():
     draw.mask_heatmaps(m, text, masks, words)
@@ -39,9 +38,9 @@ presentation.explain(t(
 a, b, word = draw.trophy_sentences()
 encoders = offered([n for n, i in registry.REGISTRY.items() if i.kind == "encoder"])  # the hosted demo: fewer
 encoder = widgets.Choice("trophy_encoder", t("Encoder beside it", "Encoder ao lado"), encoders,
-                         cached.default_encoder()).draw()
+                         default_encoder()).draw()
 try:
-    series, notice = cached.trophy_series(m.name, encoder, a, b, word, masks)
+    series, notice = draw.trophy_series(m.name, encoder, a, b, word, masks)
 except ValueError as e:  # TrophyError (quotes the sentences), a model that cannot load
     series, notice = {}, None
     draw.problem(e)

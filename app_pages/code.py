@@ -36,7 +36,7 @@ text = widgets.Text("code_text", t("Text", "Texto"), t("The package manager inst
 left, right = st.columns(2)
 layer = widgets.Choice("code_layer", t("Layer", "Camada"), range(cfg.n_layer), 0).draw(left)
 head = widgets.Choice("code_head", t("Head", "Cabeça"), range(cfg.n_head), 0).draw(right)
-step = widgets.Choice("code_step", t("Step of the pass", "Passo do forward"), draw.STEPS, "attn.weights",
+step = widgets.Choice("code_step", t("Step of the pass", "Passo do forward"), list(cached.steps()), "attn.weights",
                       kind="select_slider").draw()
 if not text.strip():
     st.info(t("Type a text to run the code on.", "Digite um texto para rodar o código."))

@@ -60,7 +60,8 @@ except LabError as e:  # bad text, an observer with another tokenizer, a model t
     st.stop()
 st.subheader(t("The text, as the model sees it", "O texto, como o modelo o vê"))
 draw.coloured_text(view, buckets)
-draw.scores_table(scored, rows)
+evaluation = runs.evaluation(rows)  # once per set, shared by every reader
+draw.scores_table(scored, evaluation)
 
 st.subheader(t("A threshold turns a score into a verdict", "Um limiar transforma um escore em veredito"))
 draw.set_note(rows, m.name, observer)
@@ -80,7 +81,6 @@ draw.base_rate(human_share, prevalence / 100)
 
 st.subheader(t("Who gets flagged", "Quem é acusado"))
 draw.who_is_flagged(at)
-evaluation = runs.evaluation(rows)  # once per set, shared by every reader
 draw.conclusion(evaluation, at, human_share)
 with st.expander(t("Every score on the whole set (AUROC)", "Todos os escores no conjunto inteiro (AUROC)")):
     draw.auroc_table(evaluation)

@@ -30,11 +30,11 @@ text = widgets.Text("lens_text", t("Text", "Texto"), t(lens.DEFAULT_TEXT["en"], 
 if not text.strip():
     st.info(t("Type some text to read its layers.", "Digite um texto para ler as camadas dele."))
     st.stop()
-view, words = cached.lens_view(m.name, text), cached.names()
+view, words = cached.lens_view(m.name, text), draw.names()
 n, tags = len(view["ids"]), view["labels"]
-if note := cached.cut_note(view, m):
+if note := draw.cut_note(view, m):
     st.warning(note)
-if note := cached.norm_note(view, m):
+if note := draw.norm_note(view, m):
     st.caption(note)
 st.subheader(t("Every layer's guess for the next token", "O palpite de cada camada para o próximo token"))
 window = draw.window(view)
@@ -74,7 +74,7 @@ word = widgets.Text("lens_word", t("Follow a token (empty: the model's own predi
 new_word = widgets.Toggle("lens_new_word", t("starts a new word (a space in front)",
                                              "começa palavra nova (espaço na frente)"), True,
                           kind="checkbox").draw(c2)
-if (target := cached.target_word(word, new_word)) is not None:
+if (target := lens.target_word(word, new_word)) is not None:
     try:
         view = cached.lens_view(m.name, text, target)
     except lens.LensError as e:
@@ -84,6 +84,6 @@ st.text(t("Following: ", "Seguindo: ") + worded(view["targets"][position], marke
 draw.metrics(view["rank"][:, position], view["p"][:, position])
 trace = viz.trace(viz.trace_frame(view["rank"][:, position], view["p"][:, position]), names=words, lang=lang())
 exports.chart("lens-trace", st, trace, key="lens_trace")
-st.dataframe(cached.trace_table(view, position), hide_index=True, column_config=cached.trace_columns())
+st.dataframe(draw.trace_table(view, position), hide_index=True, column_config=draw.trace_columns())
 reproduce.command(["lens", "--json", "--model", m.name, "--text", text, "--position", str(position)]
                   + (["--target", target] if target is not None else []))  # chapter 15: this view from the shell

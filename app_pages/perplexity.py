@@ -22,7 +22,7 @@ presentation.explain(t(
     "jeito. Por isso a mesma log-verossimilhança total aparece também por byte de texto e por palavra."))
 
 # Widgets: the text, the models, the stride.
-texts, names = cached.texts()
+texts, names = draw.texts()
 source = widgets.Choice("ppl_source", t("Text", "Texto"), names, t("unseen:en", "unseen:pt"),  # the reader's language
                         format_func=names.get).draw()
 if source == "own":
@@ -57,7 +57,7 @@ if not chosen:
 results = draw.results(chosen, text, fraction)
 if not results:
     st.stop()
-headers = cached.headers()
+headers = draw.headers()
 draw.table(results, labels, headers)
 draw.scale(results)
 draw.surprisal(text, results, fraction)

@@ -60,7 +60,7 @@ if not result["tokens"]:
 st.subheader(t("The distribution each token was drawn from", "A distribuição de onde cada token saiu"))
 n = len(result["tokens"])
 pick = widgets.Choice("samp_pick", t("Pick a generated token", "Escolha um token gerado"), range(n), 0, kind="pills",
-                      format_func=cached.pick_label(result, m.tokenizer)).draw()  # none, or past the end: the first
+                      format_func=draw.pick_label(result, m.tokenizer)).draw()  # none, or past the end: the first
 draw.step(result, pick or 0, s.top_p)
 
 st.subheader(t("Compare", "Compare"))
@@ -76,14 +76,14 @@ if view == "pair":
                      "**B**: escolha os filtros (mesma semente e tamanho)"))
     b = draw.filters("samp_b", (0.0, 0, 1.0), right.columns(3))
     with st.spinner(t("Generating B…", "Gerando B…")):
-        other = cached.generation(m.name, prompt, s._replace(temperature=b[0], top_k=b[1], top_p=b[2]))
+        other = cached.generation(m.name, prompt, s._replace(temperature=b[0], top_k=b[1], top_p=b[2]).drawn())
     right.markdown(draw.text(other["tokens"], other["runs"], prompt), unsafe_allow_html=True)
 else:
     with st.spinner(t("Generating five seeds…", "Gerando cinco sementes…")):
-        runs = [cached.generation(m.name, prompt, s._replace(seed=s.seed + i)) for i in range(5)]
+        runs = [cached.generation(m.name, prompt, s._replace(seed=s.seed + i).drawn()) for i in range(5)]
     for i, r in enumerate(runs):
         st.caption(f"{t('seed', 'semente')} {s.seed + i}")
         st.markdown(draw.text(r["tokens"], r["runs"]), unsafe_allow_html=True)
-    st.caption(cached.variety(runs))
+    st.caption(draw.variety(runs))
 reproduce.command(["sample", "--json", "--model", m.name, "--prompt", prompt, "--seed", str(s.seed), "--max-new-tokens",
                    str(s.n), "--temperature", str(s.temperature), "--top-k", str(s.top_k), "--top-p", str(s.top_p)])

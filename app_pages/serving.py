@@ -5,11 +5,11 @@ import streamlit as st
 from lab.models import hosting
 from lab.serving import loadtest
 from ui import presentation, widgets
-from ui.cached import serving as cached
 from ui.draw import serving as draw
 from ui.i18n import num, t
 from ui.messages import text as worded
 from ui.model_loader import current_decoder
+from ui.runs import serving as run
 
 st.title(t("Serving the model over HTTP", "Servir o modelo por HTTP"))
 presentation.explain(t(
@@ -50,11 +50,11 @@ else:
     elif st.button(t("Run the load test", "Rodar o teste de carga"), type="primary", disabled=not concurrencies):
         try:
             loadtest.check(url or "http://127.0.0.1:1", max(concurrencies), requests)
-            cached.measure(model, url, sorted(concurrencies), requests, max_tokens, st.progress(0.0), repeats)
+            run.measure(model, url, sorted(concurrencies), requests, max_tokens, st.progress(0.0), repeats)
         except (loadtest.LoadTestError, RuntimeError, OSError) as e:
             st.error(worded(e) if isinstance(e, loadtest.LoadTestError) else str(e))
-    if cached.RESULTS in st.session_state:
-        draw.results(st.session_state[cached.RESULTS])
+    if run.RESULTS in st.session_state:
+        draw.results(st.session_state[run.RESULTS])
     else:
         secs = num(loadtest.estimate_s(concurrencies or [1], requests, max_tokens, repeats), 0)
         st.caption(t(f"Nothing measured yet: with these settings it takes about {secs} s on the course model.",

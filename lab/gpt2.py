@@ -94,9 +94,9 @@ def mlp(x, p, rec):
 
 def block(x, p, n_head, eps, past, rec):
     """One transformer block, layer norm first: x + attn(norm(x)), then x + mlp(norm(x))."""
-    a, present = attn(rec("ln_1", norm(x, p["ln_1.g"], p["ln_1.b"], eps)), p, n_head, past, rec)
+    a, present = attn(rec("ln_1", norm(x, p["ln_1.g"], p["ln_1.b"], eps)), p, n_head, past, rec)  # [T, C]
     x = rec("x_plus_attn", x + a)  # [T, C]
-    m = mlp(rec("ln_2", norm(x, p["ln_2.g"], p["ln_2.b"], eps)), p, rec)
+    m = mlp(rec("ln_2", norm(x, p["ln_2.g"], p["ln_2.b"], eps)), p, rec)  # [T, C]
     return rec("x_plus_mlp", x + m), present  # [T, C]
 
 

@@ -176,3 +176,10 @@ def to_json(result: dict, tokenizer, ids: list[int], position: int) -> dict:
             "target": {"position": position, "id": tid, "token": names[tid],
                        "rank": [int(r) for r in result["rank"][:, position]],
                        "p": [float(q) for q in result["p"][:, position]]}}
+
+
+def target_word(word: str, new_word: bool) -> str | None:
+    """The token to follow as the reader typed it, a space in front when it starts a new word; None when empty."""
+    if not word.strip():
+        return None
+    return " " + word if new_word and not word[0].isspace() else word

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 import torch
 
 from lab.errors import LabError
-from lab.text import encode, token_texts
+from lab.text import encode, readable, token_texts
 
 TOP = 20  # candidates recorded per generated token
 NEXT_TOP = 50  # candidates shown for the prompt's next token (the CLI's default --top)
@@ -202,3 +202,14 @@ def sample(model, tokenizer, prompt: str, max_new_tokens: int, temperature: floa
     texts = token_texts(tokenizer, new)
     return {"ids": ids, "text": tokenizer.decode(new), "steps": done,
             "tokens": [{"id": s["id"], "token": tx, "p": s["p"]} for s, tx in zip(done, texts, strict=True)]}
+
+
+def with_texts(step: dict, tokenizer) -> dict:
+    """A step as the sampling page keeps it: its candidates' texts added."""
+    step["texts"] = token_texts(tokenizer, step["candidates"]["id"])
+    return step
+
+
+def runs(tokenizer, tokens: list[dict]) -> list[dict]:
+    """lab.text.readable over generated tokens: the runs that make whole characters (one chip each on the page)."""
+    return readable(tokenizer, [x["id"] for x in tokens])

@@ -128,11 +128,16 @@ def readable_texts(tokenizer, ids: list[int]) -> list[str]:
 
 
 def readable_labels(tokenizer, ids: list[int]) -> list[str]:
-    """labels() read as text, for heatmap axes: position, the run's text (␣ ↵ ⇥ marked) and, for the tokens
-    of one split character, its part ("6 ã ·1/2", "7 ã ·2/2"; labels over readable_texts would mark the
-    space before "·" as ␣ too)."""
+    """labels() read as text, for heatmap axes: run_labels of lab.text.readable's runs."""
+    return run_labels(readable(tokenizer, ids))
+
+
+def run_labels(runs: list[dict]) -> list[str]:
+    """One label per token, read as text: its position, then its run's text made visible and, for the tokens
+    of one split character, its part ("6 ã ·1/2", "7 ã ·2/2"; labels over readable_texts would mark the space
+    before "·" as ␣ too)."""
     out = []
-    for run in readable(tokenizer, ids):
+    for run in runs:
         n = run["stop"] - run["start"]
         out += [f"{run['start'] + k} {visible(run['text'])}" + (f" ·{k + 1}/{n}" if n > 1 else "")
                 for k in range(n)]

@@ -9,6 +9,8 @@ timing both. `ORIGINAL` maps each function of openai/gpt-2's src/model.py to our
 
 from __future__ import annotations
 
+import inspect
+import re
 import time
 
 from lab import gpt2
@@ -18,6 +20,8 @@ from lab.text import check_fits, encode, token_texts
 
 COLUMNS = 64  # columns of a step's values kept for the page (a row's norm is over all of them)
 TOP = 5
+_REC = re.compile(r'rec\("([a-z_0-9.]+)"')
+_SHAPE = re.compile(r"#[^\[]*\[([^\]]+)\]")  # the shape comment: "# [H, T, S]", "# split_heads: [H, T, D]"
 ACTIVATIONS = ("gelu_new", "gelu_pytorch_tanh")  # both are GELU's tanh form, lab.gpt2.gelu
 ORIGINAL_URL = "https://github.com/openai/gpt-2/blob/master/src/model.py"
 # openai/gpt-2 src/model.py (175 lines): function -> (first line, last line, our function in lab.gpt2 or None)
@@ -185,3 +189,44 @@ def kv_steps(loaded, ids: list[int], new: int = 8, repeats: int = 3) -> list[dic
                          "max_abs_diff": (logits[-1] - again[-1]).abs().max().item()})
             past = grown
     return rows
+
+
+def short(name: str) -> str:
+    """A step's name as lab/gpt2.py writes it: "h2.attn.q" -> "attn.q"."""
+    return re.sub(r"^h\d+\.", "", name)
+
+
+def pass_order() -> list[str]:
+    """The steps lab.gpt2 records, in the order one pass makes them (short names): read by running it once on a
+    one-layer GPT-2 of toy sizes."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    toy = GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=4, n_head=2, vocab_size=3, n_positions=2, bos_token_id=0,
+                                     eos_token_id=0))
+    names: list[str] = []
+
+    class Names:
+        def __call__(self, name, x):
+            names.append(name)
+            return x
+
+        def layer(self, i):
+            return self
+
+    with torch.inference_mode():
+        gpt2.model(weights(toy), torch.tensor([0, 1]), None, Names())
+    return list(dict.fromkeys(names))
+
+
+def source_steps() -> dict[str, dict]:
+    """Every step of lab/gpt2.py in pass order: {short name: {"line": the 1-based line of lab/gpt2.py that records
+    it, "axes": the axis letters of its shape comment on that line (["H", "T", "S"]; None without one)}}. The
+    code page's step slider, marked lines and shapes in words come from here, so a new rec() shows there."""
+    found = {}
+    for number, line in enumerate(inspect.getsource(gpt2).splitlines(), 1):
+        shape = _SHAPE.search(line)
+        for name in _REC.findall(line):
+            found.setdefault(name, {"line": number,
+                                    "axes": [a.strip() for a in shape.group(1).split(",")] if shape else None})
+    return {name: found[name] for name in pass_order()}

@@ -87,9 +87,9 @@ def fresh_caches(monkeypatch):
     empty before and after. The course models are the shipped ones (course_standins swaps them)."""
     import streamlit as st
 
-    from ui.cached import perplexity as perplexity_results
     from ui.model_loader import model_cache
     from ui.runs import detect as detect_rows
+    from ui.runs import perplexity as perplexity_results
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     for clear in (model_cache.clear, st.cache_data.clear, perplexity_results.clear, detect_rows.clear):

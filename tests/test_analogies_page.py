@@ -131,10 +131,10 @@ def test_empty_boxes(course_standins):
 
 
 def test_portuguese_ui(fresh_caches, monkeypatch):
-    from ui.cached import analogies as cached
+    from ui.draw import analogies as draw
 
     # AppTest formats the preset labels in the test's thread, which has no session (so no ?lang=pt).
-    monkeypatch.setattr(cached, "t", lambda en, pt: pt)
+    monkeypatch.setattr(draw, "t", lambda en, pt: pt)
     at = open_page(lang="pt")
     assert at.title[0].value == "Analogias de embeddings"
     assert any("vem em primeiro" in s.value for s in at.success) and not at.warning  # opens on one that holds

@@ -112,3 +112,29 @@ def test_a_long_text_is_cut_to_the_pages_tokens_with_a_note(fresh_caches):
     assert any(f"first 64 tokens ({n - 64} left out)" in c.value for c in at.caption)
     kv = next(d.value for d in at.dataframe if "ms with cache" in d.value.columns)
     assert kv["present"].iloc[0] == "4 × 2 × 8 × 64 × 32"
+
+
+def test_a_new_rec_in_lab_gpt2_appears_on_the_page(fresh_caches, tmp_path, monkeypatch):
+    """lab/gpt2.py with one more recorded step (a copy after the GELU): the page's step slider offers it, marks its
+    line and reads its shape from its comment, with no other file changed."""
+    import importlib.util
+
+    from lab import trace
+    from ui.cached import code as cached
+
+    source = open("lab/gpt2.py", encoding="utf-8").read()
+    gelu = '    h = rec("mlp.gelu", gelu(h))  # [T, 4C]\n'
+    assert gelu in source
+    path = tmp_path / "gpt2_plus.py"
+    path.write_text(source.replace(gelu, gelu + '    h = rec("mlp.copy", h.clone())  # [T, 4C]\n'), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("gpt2_plus", path)
+    plus = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plus)
+    monkeypatch.setattr(trace, "gpt2", plus)
+    monkeypatch.setattr(cached, "gpt2", plus)
+    at = open_page(code_step="mlp.copy")
+    assert not at.exception
+    options = at.select_slider(key="code_step").options
+    assert options.index("mlp.copy") == options.index("mlp.gelu") + 1
+    assert 'rec("mlp.copy"' in marked_line(at)
+    assert "12 tokens × 1,024 numbers" in " ".join(m.value for m in at.markdown)

@@ -5,6 +5,7 @@ the CLI contract; the shipped evaluation set (unseen by the course models: the c
 
 import json
 import math
+import statistics
 import threading
 
 import numpy as np
@@ -312,6 +313,10 @@ def test_cli_detect_eval_contract(capsys, monkeypatch):
     assert out["methods"]["mean_log_rank"]["auroc"] == pytest.approx(
         roc_auc_score(labels, [-r["mean_log_rank"] for r in rows]))
     assert not math.isnan(out["methods"]["binoculars"]["by_group"]["setting:greedy"])
+    assert out["methods"]["mean_log_rank"]["median_machine"] == pytest.approx(
+        statistics.median(r["mean_log_rank"] for r in rows if r["label"] == "machine"))
+    assert out["methods"]["mean_log_rank"]["median_human"] == pytest.approx(
+        statistics.median(r["mean_log_rank"] for r in rows if r["label"] == "human"))
     at = out["at_threshold"]  # what the page shows by default: fast_detectgpt at the 95th percentile, 10 % machine
     assert (at["method"], at["percentile"], at["prevalence"]) == ("fast_detectgpt", 95, 0.1)
     want = detect_eval.at_threshold(rows, "fast_detectgpt", 95, 0.1)

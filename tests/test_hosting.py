@@ -246,7 +246,7 @@ def test_sampling_generates_at_most_the_hosted_cap(hosted, course_standins, monk
 
 
 def test_perplexity_text_and_models_are_capped(hosted, course_standins, monkeypatch):
-    from ui.cached import perplexity as perplexity_results
+    from ui.runs import perplexity as perplexity_results
 
     monkeypatch.setenv("LAB_MAX_PERPLEXITY_CHARS", "300")
     perplexity_results.clear()

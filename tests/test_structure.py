@@ -2,7 +2,8 @@
 
 One home for text <-> ids (lab/text.py) and for a model's kind and context (lab/models/__init__.py); one error
 contract (lab.errors.LabError, one translation table in ui/messages.py); each page input declared once
-(ui/widgets.py); ui/cached/ returns values and never draws; short functions and pages.
+(ui/widgets.py); ui/cached/ holds only cached functions that return values, never draw and never word; short
+functions and pages.
 """
 
 from __future__ import annotations
@@ -108,6 +109,27 @@ def test_ui_cached_returns_values_and_never_draws():
              if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "st"
              and n.attr not in ST_READS]
     assert not drawn, drawn
+
+
+def _caches(decorator) -> bool:
+    """@st.cache_data / @st.cache_resource, called with options or not."""
+    d = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return (isinstance(d, ast.Attribute) and d.attr in ("cache_data", "cache_resource")
+            and isinstance(d.value, ast.Name) and d.value.id == "st")
+
+
+def test_ui_cached_holds_only_cached_functions_and_no_words():
+    """ui/cached means cached: each of its functions is an st.cache_data / st.cache_resource computation that
+    returns values; the words a page shows are ui/draw's (no t() here); work drawn with a progress bar while it
+    runs (perplexity's evaluations, the detector's set, serving's measurements) is ui/runs'."""
+    uncached = [f"{p}:{f.lineno} {f.name}" for p, tree in sources("ui/cached") for f in tree.body
+                if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and not any(map(_caches, f.decorator_list))]
+    worded = [f"{p}:{n.lineno}" for p, tree in sources("ui/cached") for n in ast.walk(tree)
+              if isinstance(n, ast.ImportFrom) and n.module == "ui.i18n"
+              or isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "t"]
+    cached = [f.name for _, tree in sources("ui/cached") for f in tree.body if isinstance(f, ast.FunctionDef)]
+    assert len(cached) >= 20  # the check sees the pages' cached computations
+    assert not uncached and not worded, uncached + worded
 
 
 def test_lab_never_imports_streamlit():

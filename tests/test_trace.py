@@ -233,3 +233,21 @@ def test_random_models_of_the_lab_run_too(tiny_model_dirs):
     loaded = load(str(tiny_model_dirs["gpt2"]))
     assert trace.trace(loaded, TEXT)["max_abs_diff"] < 1e-4
     assert random_models.ARCHS[0] == "gpt2"
+
+
+def test_source_steps_are_the_recorded_steps_in_order_with_a_shape_comment_of_their_rank(tiny):
+    """The code page's steps come from lab/gpt2.py itself: every rec() of a real pass, in its order, with the line
+    that records it and a shape comment naming as many axes as the tensor has (P = 3 cached tokens, so S = T + 3)."""
+    ids = [1, 2, 3, 4]
+    _, past, _ = trace.run(tiny, ids[:3])
+    _, _, recorded = trace.run(tiny, ids[3:], layer=0, past=past)
+    steps = trace.source_steps()
+    assert list(steps) == [trace.short(s["name"]) for s in recorded.steps]
+    lines = open(gpt2.__file__, encoding="utf-8").read().splitlines()
+    cfg = tiny.model.config
+    sizes = {"T": 1, "S": 4, "H": cfg.n_head, "D": cfg.n_embd // cfg.n_head, "C": cfg.n_embd, "3C": 3 * cfg.n_embd,
+             "4C": 4 * cfg.n_embd, "2": 2, "L": cfg.n_layer, "V": cfg.vocab_size}
+    for s in recorded.steps:
+        step = steps[trace.short(s["name"])]
+        assert f'rec("{trace.short(s["name"])}"' in lines[step["line"] - 1]
+        assert [sizes[a] for a in step["axes"]] == s["shape"], (s["name"], step["axes"], s["shape"])

@@ -1,4 +1,4 @@
-"""Every chart with SVG and PNG downloads, every table with a CSV download, images as PNG (issue 11: exports).
+"""Every chart with SVG and PNG downloads, every table with a CSV download, images as PNG.
 
 The files are made only when a reader clicks (Streamlit runs a callable `data` then, on another
 thread), so drawing a page costs nothing extra. SVG and PNG come from the chart's own Vega-Lite

@@ -28,8 +28,8 @@ def leave_a_core() -> int:
     """Torch's intra-op threads for the app: one fewer than torch takes by default (its physical cores), at
     least one, unless OMP_NUM_THREADS or MKL_NUM_THREADS is set. The model shares the machine with the
     Streamlit server and, on a laptop, the reader's browser; with every core in one forward pass, the pass
-    and the browser drawing its output stall each other (on 2 cores the sampling page settled about twice
-    as late after a seed click: lab/benchmarks/pages.py). Returns the thread count now in force."""
+    and the browser drawing its output stall each other (docs/sampling.md measures it:
+    lab/benchmarks/pages.py). Returns the thread count now in force."""
     import torch
 
     if not any(os.environ.get(name) for name in THREAD_ENV):
@@ -137,3 +137,17 @@ def current_decoder(needs_en: str, needs_pt: str) -> Loaded:
               f"course decoder, {DEFAULT_OFFLINE}.", f"{needs_pt} precisa de um decoder, um modelo que prevê o "
               f"próximo token: {m.name} é um encoder. Usando o decoder do curso, {DEFAULT_OFFLINE}."))
     return get_model(DEFAULT_OFFLINE)
+
+
+BIG_ENCODER, SMALL_ENCODER = "roberta-base", "course-roberta"
+
+
+def default_encoder() -> str:
+    """roberta-base when it is downloaded and fits in the model cache beside the models held now
+    (so it never pushes the decoder out and back in on every rerun); otherwise the course encoder."""
+    cache = model_cache()
+    if not hub.is_available(BIG_ENCODER) or not hosting.offered(BIG_ENCODER):
+        return SMALL_ENCODER
+    if BIG_ENCODER in cache or cache.used_bytes + models.estimate_bytes(BIG_ENCODER) <= cache.budget:
+        return BIG_ENCODER
+    return SMALL_ENCODER

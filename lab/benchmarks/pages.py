@@ -1,4 +1,4 @@
-"""The two slow pages in Chromium, each beside a bare page doing the same computation (issue 21, section 5).
+"""The two slow pages in Chromium, each beside a bare page doing the same computation.
 
 1. The perplexity page on its default text (Debian documentation no course model saw, the three course
    decoders, stride half the context): seconds from navigation until the page has settled (the script

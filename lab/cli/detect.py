@@ -8,7 +8,8 @@
 {"mean_logprob", "mean_log_rank", "fast_detectgpt", "gltr": {"top10", "top100", "top1000", "rest"},
 "binoculars" (only with --observer)}}: every token but the first (it has no context), natural logs;
 --model is Binoculars' performer. `detect-eval` scores the shipped evaluation set and prints
-{"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc}}}, "at_threshold": what the
+{"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc}, "median_human",
+"median_machine"}}, "at_threshold": what the
 detector page shows for --method at --percentile (lab.detect.evaluation.at_threshold: the threshold, its
 confusion matrix, TPR, FPR, AUROC, ROC, per-group rates, the base rate at --prevalence)} (several --model:
 {"results": [one table per model]}). See lab/detect/scoring.py and lab/detect/evaluation.py for the methods.

@@ -33,7 +33,7 @@ PRESETS = {
     # seconds on a laptop CPU: used by the tests on a tiny corpus
     "smoke": dict(n_layer=2, n_embd=32, n_head=4, seq=32, batch=8, lr=3e-3, warmup=10, steps=150,
                   minutes=None, eval_every=50, eval_windows=16, dropout=0.0, repeat_frac=0.25),
-    # the budget: both models in under 2 hours on 2 CPU cores (52 minutes each + evaluation)
+    # the training budget: both models in under 2 hours on 2 CPU cores (docs/course-models.md: the runs)
     "cpu": dict(n_layer=4, n_embd=256, n_head=8, seq=256, batch=8, lr=1e-3, warmup=100, steps=None,
                 minutes=52.0, eval_every=250, eval_windows=64, dropout=0.0, repeat_frac=0.1),
     # one H200: bf16 autocast, big batches; both models plus evaluation in under 7 minutes

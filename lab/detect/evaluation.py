@@ -27,7 +27,7 @@ from lab.detect.scoring import BUCKETS, MACHINE_HIGH, check_decoder, check_pair,
 from lab.perplexity import next_token
 
 # The set's rows for the course pair (course-gpt2, observer course-gpt2-2x128), computed once and shipped so
-# that the page opens in a second (about 30 s on 2 cores otherwise); `python -m lab detect-eval --save` writes
+# that the page opens at once (docs/detector.md: the time it saves); `python -m lab detect-eval --save` writes
 # them, and a test recomputes a sample. Used only when the models' weights, the set and the buckets all match.
 SCORES_PATH = Path(__file__).resolve().parents[1] / "data" / "detect_scores.json"
 
@@ -160,15 +160,19 @@ def tpr_at_fpr(labels, values, fpr: float) -> float:
 
 def evaluate(rows: list[dict]) -> dict:
     """The contract's table: {"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc},
-    "tpr_at_fpr": {"0.01": tpr, "0.05": tpr}}}} (tpr_at_fpr: RAID's headline figure, over the whole set)."""
+    "tpr_at_fpr": {"0.01": tpr, "0.05": tpr}, "median_human", "median_machine"}}}} (tpr_at_fpr: RAID's headline
+    figure, over the whole set; the medians are of the raw scores: the page shows them beside a text's)."""
     labels = is_machine(rows)
     methods = [m for m in MACHINE_HIGH if all(m in r for r in rows)]
     masks = groups(rows)
     table = {}
     for m in methods:
         s = oriented(m, [r[m] for r in rows])
+        raw = np.array([r[m] for r in rows], dtype=float)
         table[m] = {"auroc": auroc(labels, s), "by_group": {g: auroc(labels[k], s[k]) for g, k in masks.items()},
-                    "tpr_at_fpr": {f"{f:g}": tpr_at_fpr(labels, s, f) for f in RAID_FPRS}}
+                    "tpr_at_fpr": {f"{f:g}": tpr_at_fpr(labels, s, f) for f in RAID_FPRS},
+                    "median_human": float(np.nanmedian(raw[~labels])),
+                    "median_machine": float(np.nanmedian(raw[labels]))}
     return {"n_human": int((~labels).sum()), "n_machine": int(labels.sum()), "methods": table}
 
 

@@ -77,7 +77,7 @@ def safetensors_params(path: Path) -> tuple[int, int]:
 def _course(name: str, kind: str, chapter: str, label: str) -> ModelInfo:
     """A course model shipped under models/<name>/: real numbers when the directory is there."""
     path = MODELS_DIR / name
-    params, download, context = 5_000_000, 10 * MB, 256  # planned size (issue 4) until it lands
+    params, download, context = 5_000_000, 10 * MB, 256  # a stand-in when the model's files are not in the checkout
     if (path / "config.json").is_file():
         download = sum(f.stat().st_size for f in path.iterdir() if f.is_file())
         weights = sorted(path.glob("*.safetensors"))

@@ -1,11 +1,10 @@
-"""What the code page computes (chapter 13): lab.gpt2's source with the line of each step, one recorded pass
+"""What the code page computes (chapter 13): lab.gpt2's source and its steps (lab.trace.source_steps), one recorded pass
 per (model, text, layer, head) and the key-value cache steps, cached with st.cache_data; models come from
 ui.model_loader by name, never hashed. ui.draw.code draws."""
 
 from __future__ import annotations
 
 import inspect
-import re
 
 import streamlit as st
 
@@ -15,18 +14,18 @@ from ui.model_loader import get_model
 
 PAGE_TOKENS = 64  # the page traces a text's first 64 tokens (the CLI takes a whole context)
 KV_NEW = 12  # tokens the key-value cache section decodes
-_REC = re.compile(r'rec\("([a-z_0-9.]+)"')
 
 
 @st.cache_data(show_spinner=False)
-def source() -> tuple[str, dict[str, int]]:
-    """lab/gpt2.py's text and, for each step name, the 1-based line that computes and records it."""
-    text = inspect.getsource(gpt2)
-    lines = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        for name in _REC.findall(line):
-            lines.setdefault(name, number)
-    return text, lines
+def source() -> str:
+    """lab/gpt2.py's text."""
+    return inspect.getsource(gpt2)
+
+
+@st.cache_data(show_spinner=False)
+def steps() -> dict[str, dict]:
+    """lab.trace.source_steps: every step in pass order, with its line in lab/gpt2.py and its shape's axes."""
+    return trace.source_steps()
 
 
 @st.cache_data(show_spinner=False)
@@ -40,11 +39,6 @@ def functions() -> dict[str, tuple[int, int]]:
     return out
 
 
-def short(name: str) -> str:
-    """A step's name as the source writes it: "h2.attn.q" -> "attn.q"."""
-    return re.sub(r"^h\d+\.", "", name)
-
-
 @st.cache_data(max_entries=32, show_spinner=False)
 def traced(model: str, text: str, layer: int, head: int) -> dict:
     """One pass of lab.gpt2 on the text's first PAGE_TOKENS tokens: {"labels" (the tokens as text), "steps"
@@ -55,7 +49,7 @@ def traced(model: str, text: str, layer: int, head: int) -> dict:
     kept = ids[:PAGE_TOKENS]
     logits, _, recorded = trace.run(m, kept, layer, head)
     diff = (logits - trace.reference_logits(m, kept)).abs().max().item()
-    steps = {short(s["name"]): s for s in recorded.steps}
+    steps = {trace.short(s["name"]): s for s in recorded.steps}
     top = [(token_texts(m.tokenizer, [i])[0], v) for i, v in steps["logits"]["top"]]
     return {"labels": readable_labels(m.tokenizer, kept), "steps": steps, "top": top, "max_abs_diff": diff,
             "cut": len(ids) - len(kept), "n_layer": m.model.config.n_layer, "n_head": m.model.config.n_head}

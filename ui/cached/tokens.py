@@ -7,8 +7,6 @@ from __future__ import annotations
 import streamlit as st
 
 from lab import tokens
-from lab.encodings import COURSE, COURSE_MERGES
-from ui.i18n import num, t
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -41,14 +39,7 @@ def sample_premium() -> dict[str, float | None]:
     return {name: p["premium"] for name, p in tokens.sample_premium().items()}
 
 
-def encoding_name(name: str) -> str:
-    """How the page names an encoding: its own name, the course tokenizer by what it is."""
-    if name == COURSE:
-        return t(f"course models (GPT-2's first {num(COURSE_MERGES)} merges)",
-                 f"modelos do curso (as primeiras {num(COURSE_MERGES)} fusões do GPT-2)")
-    return name
-
-
+@st.cache_data(max_entries=16, show_spinner=False)
 def sample(choice) -> tuple[str, str]:
     """(pt, en) for a choice of the page's sample selector: "course", "all" or a pair's index."""
     if choice == "course":

@@ -1,15 +1,16 @@
 """What the analogies page draws beside its charts (chapter 02): its inputs, declared once, and the notes
-on the words; ui.cached.analogies computes.
+on the words, the tables' and charts' words; ui.cached.analogies computes.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from lab.embeddings import PRESETS, EmbeddingError
+from lab import embeddings
+from lab.embeddings import PRESET_LANGUAGES, PRESETS, EmbeddingError
 from ui import messages, widgets
-from ui.cached import analogies as cached
-from ui.i18n import num, t
+from ui.i18n import lang, num, t
+from viz.format import number
 
 
 def load_preset() -> None:
@@ -38,7 +39,7 @@ def inputs() -> dict[str, widgets.Widget]:
     preset's (files − file + user at first: it holds on the offline course model; king − man + woman, which
     cannot, is one click away). The page draws each where it goes."""
     preset = widgets.Choice("an_preset", t("Preset", "Exemplo pronto"), list(PRESETS), "users",
-                            format_func=cached.preset_label, on_change=load_preset)
+                            format_func=preset_label, on_change=load_preset)
     a, b, c, d, mean = PRESETS[preset.bind()]
     declared = [
         preset,
@@ -47,7 +48,7 @@ def inputs() -> dict[str, widgets.Widget]:
         widgets.Text("an_c", "+ C", c, kind="text_input"),
         widgets.Text("an_expected", t("= expected", "= esperada"), d, kind="text_input"),
         widgets.Choice("an_method", t("Method", "Método"), ["add", "mul"], "add", kind="radio",
-                       format_func=cached.method_name, horizontal=True),
+                       format_func=method_name, horizontal=True),
         widgets.Toggle("an_exclude", t("Exclude the three inputs", "Excluir as três de entrada"), True),
         widgets.Toggle("an_rare", t("Include rarely trained tokens", "Incluir tokens pouco treinados"), False,
                        help=t("Rows the model barely trained sit near where they started and crowd every cosine "
@@ -102,3 +103,71 @@ def expected_note(model_name: str, exp: dict | None) -> None:
                      "with the inputs excluded.",
                      f"Em {model_name} esta analogia não se confirma: a palavra esperada fica em "
                      f"{num(exp['rank'])}º lugar com as de entrada excluídas."))
+
+
+def left_out_text(left: dict, model_name: str) -> str | None:
+    """How many rows were left out as rarely trained and by what rule; None when none were."""
+    n = num(left["count"])
+    if left["method"] == "counts":
+        least = num(left["min_count"])
+        return t(f"{n} tokens left out (seen fewer than {least} times in training).",
+                 f"{n} tokens deixados de fora (vistos menos de {least} vezes no treino).")
+    if left["method"] == "indicator":
+        return t(f"{n} tokens left out: {model_name} ships no training counts, so they were flagged as under-trained "
+                 "from the weights alone (Land & Bartolo 2024, \"Fishing for Magikarp\"). A heuristic: it can miss "
+                 "rarely trained rows and flag others.",
+                 f"{n} tokens deixados de fora: {model_name} não traz as contagens do treino, então foram marcados "
+                 "como mal treinados só pelos pesos (Land & Bartolo 2024, \"Fishing for Magikarp\"). Uma heurística: "
+                 "pode deixar passar linhas pouco treinadas e marcar outras.")
+    return None
+
+
+def preset_label(key: str) -> str:
+    """A preset as the selectbox shows it, with its language and what it does on the course models (measured:
+    lab.embeddings.PRESET_VERDICTS): "king − man + woman → queen · English · cannot hold on the course models"."""
+    a, b, c, d, mean = PRESETS[key]
+    langs = {"en": t("English", "inglês"), "pt": t("Portuguese", "português"),
+             "pt-en": t("Portuguese ↔ English", "português ↔ inglês")}
+    verdicts = {"holds": t("holds on both course models", "vale nos dois modelos do curso"),
+                "fails": t("does not hold on the course models", "não se confirma nos modelos do curso"),
+                "refused": t("cannot hold on the course models (a word is several tokens)",
+                             "não pode dar certo nos modelos do curso (uma palavra tem vários tokens)")}
+    mean_note = t(", mean of pieces", ", média dos pedaços") if mean else ""
+    return f"{a} − {b} + {c} → {d}  · {langs[PRESET_LANGUAGES[key]]} · {verdicts[embeddings.verdict(key)]}{mean_note}"
+
+
+def tokens_table(query: dict):
+    """How each word was looked up: the word, how many tokens, their ids and pieces (plain table)."""
+    import pandas as pd
+
+    from viz.embeddings import visible
+
+    return pd.DataFrame({t("word", "palavra"): query["words"],
+                         t("tokens", "tokens"): [len(i) for i in query["tokens"]],
+                         "ids": [" ".join(map(str, i)) for i in query["tokens"]],
+                         t("pieces", "pedaços"): [" + ".join(visible(p) for p in ps) for ps in query["pieces"]]})
+
+
+def rank_text(r: int | None) -> str:
+    """A rank for a metric: 1st as "1", none as "—"."""
+    return "—" if r is None else num(r)
+
+
+def chart_names() -> dict:
+    """viz.embeddings.NAMES in the UI language."""
+    return {"rank": t("rank", "posição"), "token": "token", "score": t("score", "pontuação"),
+            "role": t("role", "papel"), "result": t("result", "resultado"), "expected": t("expected", "esperada"),
+            "target": "a − b + c"}
+
+
+def kept_text(pic: dict) -> str:
+    """The share of variance the two axes keep, as the chart's subtitle."""
+    share = number(100 * pic["kept"], lang(), 1)
+    n = len(pic["points"])
+    return t(f"These two axes keep {share}% of the variance of the {n} points drawn: the rest is not shown.",
+             f"Estes dois eixos guardam {share}% da variância dos {n} pontos desenhados: o resto não aparece.")
+
+
+def method_name(method: str) -> str:
+    """The radio's label for a method."""
+    return {"add": "3CosAdd (a − b + c)", "mul": "3CosMul"}[method]

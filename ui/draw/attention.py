@@ -1,5 +1,6 @@
 """What the attention and causal-mask pages draw beside their charts (chapters 03, 04 and 11): the two
-columns of the attention page, the mask's heatmaps, the trophy pair's inputs and the widget callbacks;
+columns of the attention page, the mask's heatmaps, the trophy pair's inputs and series, titles and notes, and
+the widget callbacks;
 ui.cached.attention computes.
 """
 
@@ -8,8 +9,10 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.causal import TROPHY
+from lab.models import hub
 from ui import exports, messages, presentation, widgets
 from ui.cached import attention as cached
+from ui.draw.cuts import cut_note as _cut_note
 from ui.i18n import lang, num, t
 from viz import attention as viz
 
@@ -25,7 +28,7 @@ def pick_head(source: str, frame) -> None:
 def summary_columns() -> dict:
     """st.dataframe column_config for the per-head table: short translated headers, 3 decimals
     (in Portuguese viz.attention.summary_shown has written them already, with a decimal comma)."""
-    words = cached.names()
+    words = names()
     short = {"entropy": t("entropy", "entropia"), "previous": t("previous", "anterior"),
              "first": t("first", "primeiro"), "self": t("self", "próprio")}
 
@@ -177,3 +180,36 @@ def problem(e: Exception) -> None:
     text (st.text: no Markdown, no HTML), so `**`, `$` or `:red[...]` in a sentence stay as typed."""
     st.warning(t("These sentences cannot be compared:", "Não dá para comparar estas frases:"))
     st.text(messages.text(e))
+
+
+def names() -> dict:
+    """Chart and table titles in the UI language (viz.attention.NAMES keys)."""
+    return {"query": "query", "key": "key", "query_axis": t("query (looking)", "query (quem olha)"),
+            "key_axis": t("key (looked at)", "key (quem é olhado)"), "weight": t("weight", "peso"),
+            "layer": t("layer", "camada"), "head": t("head", "cabeça"),
+            "entropy": t("entropy (bits)", "entropia (bits)"), "previous": t("previous token", "token anterior"),
+            "first": t("first token", "primeiro token"), "self": t("itself", "si mesmo"),
+            "diff": t("max |difference|", "máx |diferença|"), "series": t("run", "execução")}
+
+
+def cut_note(view: dict, m) -> str | None:
+    """Why the attention page shows fewer tokens than the text has, or None."""
+    return _cut_note(m, len(view["ids"]), view["n_total"], view["cut"])
+
+
+def trophy_series(decoder: str, encoder: str, a: str, b: str, word: str,
+                  masks) -> tuple[dict[str, list[float]], str | None]:
+    """Per-layer max |difference| of the word's row: the decoder with each mask setting, then the encoder;
+    and a notice for the page when the encoder is not downloaded (its series is then left out), else None.
+
+    Raises ValueError (TrophyError, a model that cannot load) for the page to show (ui.messages.text).
+    """
+    series = {}
+    for on in masks:
+        label = t("decoder, mask on", "decoder, com máscara") if on else t("decoder, mask off", "decoder, sem máscara")
+        series[label] = cached.trophy(decoder, a, b, word, on)["per_layer"]
+    if not hub.is_available(encoder):
+        return series, t(f"{encoder} is not downloaded here: pick it once in the sidebar to download it.",
+                         f"{encoder} não está baixado aqui: escolha-o uma vez na barra lateral para baixá-lo.")
+    series[f"encoder ({encoder})"] = cached.trophy(encoder, a, b, word, False)["per_layer"]
+    return series, None

@@ -15,40 +15,37 @@ from pygments.lexers import PythonLexer
 from lab import trace
 from ui import exports, presentation
 from ui.cached import code as cached
-from ui.cached.attention import names as attention_names
+from ui.draw.attention import names as attention_names
 from ui.i18n import lang, num, t
 from ui.token_words import worded
 from viz import attention as heat
 from viz import code as viz
 from viz.format import written
 
-# The steps in the order the pass makes them (the step slider's stops), as lab/gpt2.py names them.
-STEPS = ("wte", "wte_plus_wpe", "ln_1", "attn.c_attn", "attn.q", "attn.k", "attn.v", "attn.present", "attn.scores",
-         "attn.masked", "attn.weights", "attn.mixed", "attn.merge_heads", "attn.c_proj", "x_plus_attn", "ln_2",
-         "mlp.c_fc", "mlp.gelu", "mlp.c_proj", "x_plus_mlp", "ln_f", "logits", "present")
 # the chosen step's line: pale enough that every Pygments colour on it keeps 4.5:1 (WCAG AA; #ffe58a gave 3.9:1),
 # outlined in a dark gold (4.7:1) so the line still stands out
 MARK = "#fffadc"
 MARK_LINE = "#8a6d00"
 CODE_PX = {False: 12.5, True: 17}  # the source's font size, normal and presentation mode
-SQUARE = ("attn.scores", "attn.masked", "attn.weights")  # [H, T, S]: the chosen head as a query x key heatmap
+# Each axis letter of lab/gpt2.py's shape comments in words; T and S together are queries and keys.
+AXES = {"T": ("tokens", "tokens"), "S": ("tokens", "tokens"), "H": ("heads", "cabeças"), "D": ("numbers", "números"),
+        "C": ("numbers", "números"), "3C": ("numbers", "números"), "4C": ("numbers", "números"),
+        "2": ("keys and values", "chaves e valores"), "L": ("layers", "camadas"),
+        "V": ("scores, one per vocabulary entry", "notas, uma por entrada do vocabulário")}
+
+
+def square(step: str) -> bool:
+    """True for a step of shape [H, T, S] (scores, masked, weights): the chosen head as a query x key heatmap."""
+    return cached.steps()[step]["axes"] == ["H", "T", "S"]
 
 
 def axes(step: str) -> list[tuple[str, str]]:
-    """The words for each axis of a step's shape, in order."""
-    tokens, numbers = ("tokens", "tokens"), ("numbers", "números")
-    heads, kv, layers = ("heads", "cabeças"), ("keys and values", "chaves e valores"), ("layers", "camadas")
-    if step in SQUARE:
-        return [heads, ("queries", "consultas"), ("keys", "chaves")]
-    if step in ("attn.q", "attn.k", "attn.v", "attn.mixed"):
-        return [heads, tokens, numbers]
-    if step == "attn.present":
-        return [kv, heads, tokens, numbers]
-    if step == "present":
-        return [layers, kv, heads, tokens, numbers]
-    if step == "logits":
-        return [tokens, ("scores, one per vocabulary entry", "notas, uma por entrada do vocabulário")]
-    return [tokens, numbers]
+    """The words for each axis of a step's shape, in order, read from its shape comment in lab/gpt2.py."""
+    letters = cached.steps()[step]["axes"]
+    if "T" in letters and "S" in letters:
+        return [AXES[a] if a not in "TS" else (("queries", "consultas") if a == "T" else ("keys", "chaves"))
+                for a in letters]
+    return [AXES[a] for a in letters]
 
 
 def shape_words(step: str, shape: list[int]) -> str:
@@ -105,8 +102,7 @@ def pointer(step: str) -> tuple[str, str, str | None]:
 
 def source(step: str) -> None:
     """The function of lab/gpt2.py that makes the step, highlighted, the step's line marked."""
-    text, lines = cached.source()
-    line = lines[step]
+    text, line = cached.source(), cached.steps()[step]["line"]
     start, count = next((s, n) for s, n in cached.functions().values() if s <= line < s + n)
     body = "\n".join(text.splitlines()[start - 1:start - 1 + count])
     formatter = HtmlFormatter(noclasses=True, linenos="inline", linenostart=start, hl_lines=[line - start + 1])
@@ -123,7 +119,7 @@ def tensor(view: dict, labels: list[str], step: str, head: int) -> None:
     """The step's live tensor: its shape in words, then a heatmap, bars or the top tokens."""
     st.markdown(f"**{html.escape(shape_words(step, view['shape']))}**")
     values, tokens = view["values"], t("token", "token")
-    if step in SQUARE:
+    if square(step):
         title = t(f"head {head}", f"cabeça {head}")
         scheme = "blues" if step == "attn.weights" else "purpleorange"  # scores: either sign
         chart = heat.heatmap(values, labels, title=title, size=min(560, 170 + 28 * len(labels)), lang=lang(),
@@ -136,7 +132,7 @@ def tensor(view: dict, labels: list[str], step: str, head: int) -> None:
         rows = labels if step not in ("attn.present", "present") else labels[:len(values)]
         chart = viz.matrix(values, rows, shown, tokens, t("column", "coluna"), lang())
     exports.chart(f"code-{step}", st, chart, key=f"code_chart_{step}")
-    if len(view["norms"]) == len(labels) and step not in SQUARE:
+    if len(view["norms"]) == len(labels) and not square(step):
         exports.chart(f"code-{step}-norms", st, viz.norms(view["norms"], labels, t(
             "each token's vector length", "o comprimento do vetor de cada token"), tokens, t("norm", "norma"),
             lang()), key=f"code_norms_{step}")

@@ -72,16 +72,14 @@ def coloured_text(view: dict, buckets: tuple) -> None:
         t("share of tokens", "fração dos tokens"), lang()))
 
 
-def scores_table(view: dict, rows: list[dict]) -> None:
-    """This text's document scores, each with its source and the set's human and machine medians."""
-    names, doc = method_names(), detect_eval.flat(view["scores"])
-    y = detect_eval.is_machine(rows)
+def scores_table(view: dict, evaluation: dict) -> None:
+    """This text's document scores, each with its source and the set's human and machine medians
+    (lab.detect.evaluation.evaluate's)."""
+    names, doc, methods = method_names(), detect_eval.flat(view["scores"]), evaluation["methods"]
     table = [{t("score", "escore"): names[m], t("this text", "este texto"): num(doc[m], 3),
-              t("human texts (median)", "textos humanos (mediana)"): num(float(pd.Series(
-                  [r[m] for r, lab in zip(rows, y, strict=True) if not lab]).median()), 3),
-              t("machine texts (median)", "textos de máquina (mediana)"): num(float(pd.Series(
-                  [r[m] for r, lab in zip(rows, y, strict=True) if lab]).median()), 3)}
-             for m in names if m in doc and m in rows[0]]
+              t("human texts (median)", "textos humanos (mediana)"): num(methods[m]["median_human"], 3),
+              t("machine texts (median)", "textos de máquina (mediana)"): num(methods[m]["median_machine"], 3)}
+             for m in names if m in doc and m in methods]
     st.dataframe(frame := pd.DataFrame(table), hide_index=True)
     exports.table("detector-scores", st, frame)
 

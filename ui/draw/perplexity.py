@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lab import perplexity
 from ui import exports, presentation, widgets
 from ui.cached import perplexity as cached
-from ui.i18n import lang, t
+from ui.i18n import lang, num, t
 from ui.limits import clip_perplexity
+from ui.runs import perplexity as runs
 from viz import perplexity as viz
 
 
@@ -26,7 +28,7 @@ def results(chosen: list[str], text: str, fraction: float) -> list[dict]:
     be had."""
     found = []
     for name in chosen:
-        r = cached.evaluate(name, text, fraction, lambda words: st.progress(0.0, text=words))
+        r = runs.evaluate(name, text, fraction, lambda words: st.progress(0.0, text=words))
         if "error" in r:
             st.warning(f"{name}: {r['error']}")  # the error is in the reader's language already
         else:
@@ -83,7 +85,7 @@ def surprisal(text: str, results: list[dict], fraction: float) -> None:
                  "que o tokenizador dividiu em vários tokens (sublinhado pontilhado) aparece inteiro, com a soma dos "
                  "bits das partes."))
     st.html(viz.view_css())  # the views' shades, once
-    st.html(cached.strip_html(one, text, fraction, lang()))
+    st.html(cached.strip_html(one, text, fraction, lang(), t("{n} tokens, summed", "{n} tokens, somados")))
     if len(results) < 2:
         return
     c1, c2 = presentation.stacking("surprisal").columns(2)
@@ -100,10 +102,58 @@ def surprisal(text: str, results: list[dict], fraction: float) -> None:
 def published(model_header: str) -> None:
     """The published figures, and why they differ from the page's."""
     st.subheader(t("Published figures", "Números publicados"))
-    st.dataframe(cached.published_table(model_header), hide_index=True)
+    st.dataframe(published_table(model_header), hide_index=True)
     st.caption(t("The GPT-2 paper scores WikiText-2 after undoing its tokenization (spaces around punctuation, "
                  "@-@ markers), with its own detokenizers; raw text, as here and in the Hugging Face guide, scores "
                  "differently, so expect the same order of magnitude, not the same digits.",
                  "O artigo do GPT-2 mede o WikiText-2 depois de desfazer a tokenização dele (espaços em volta da "
                  "pontuação, marcas @-@) com destokenizadores próprios; texto cru, como aqui e no guia da Hugging "
                  "Face, dá outros valores: espere a mesma ordem de grandeza, não os mesmos dígitos."))
+
+
+def texts() -> tuple[dict[str, str], dict[str, str]]:
+    """The text selector's options as ({option: its text}, {option: its name in the UI language}): the bundled
+    passages, the unseen documentation (cut at PAGE_CHARS) and "own" (its text: the reader's box's default)."""
+    sources = {f"{p['id']}:{p['lang']}": p for p in perplexity.passages()}
+    unseen = perplexity.unseen_texts()
+    titles = {(p["id"], p["lang"]): p["title"] for p in sources.values()}  # an English text's title in Portuguese too
+    cut = cached.PAGE_CHARS
+    texts = {k: p["text"] for k, p in sources.items()} | {
+        f"unseen:{code}": unseen[code][:cut] for code in ("en", "pt")} | {"own": sources["market:en"]["text"]}
+    names = {k: f"{titles.get((p['id'], lang()), p['title'])} ({p['lang'].upper()})" for k, p in sources.items()} | {
+        "unseen:en": t("Debian documentation no course model saw (EN)",
+                       "Documentação Debian que nenhum modelo do curso viu (EN)"),
+        "unseen:pt": t("Debian documentation no course model saw (PT)",
+                       "Documentação Debian que nenhum modelo do curso viu (PT)"),
+        "own": t("Your own text", "Seu próprio texto")}
+    return texts, names
+
+
+def headers() -> dict[str, str]:
+    """The results table's column headers in the UI language (viz.perplexity.shown_table's keys)."""
+    return {"model": t("model", "modelo"), "params": t("parameters", "parâmetros"),
+            "tokens": t("tokens predicted", "tokens previstos"), "ppl": t("ppl / token", "ppl / token"),
+            "bits_per_byte": t("bits / byte", "bits / byte"), "ppl_per_word": t("ppl / word", "ppl / palavra"),
+            "note": t("note", "nota")}
+
+
+# lab.perplexity.PUBLISHED's English wording, in Portuguese.
+PUBLISHED_PT = {"WikiText-2": "WikiText-2", "WikiText-2 (raw), stride 1024": "WikiText-2 (texto cru), stride de 1.024",
+                "WikiText-2 (raw), stride 512": "WikiText-2 (texto cru), stride de 512",
+                "GPT-2 paper (Radford et al. 2019), table 3, zero-shot":
+                    "artigo do GPT-2 (Radford et al. 2019), tabela 3, zero-shot",
+                "GPT-2 paper, table 3, zero-shot": "artigo do GPT-2, tabela 3, zero-shot",
+                'Hugging Face guide "Perplexity of fixed-length models"':
+                    "guia da Hugging Face sobre a perplexidade de modelos de contexto fixo"}
+
+
+def published_table(model_header: str):
+    """perplexity.PUBLISHED as the page shows it: headers and wording in the UI language, numbers written its way."""
+    import pandas as pd
+
+    rows = pd.DataFrame(perplexity.PUBLISHED)
+    if lang() == "pt":
+        rows = rows.assign(dataset=[PUBLISHED_PT.get(d, d) for d in rows["dataset"]],
+                           source=[PUBLISHED_PT.get(s, s) for s in rows["source"]],
+                           ppl=[num(float(p)) for p in rows["ppl"]])
+    return rows.rename(columns={"model": model_header, "dataset": t("data", "dados"), "source": t("source", "fonte")})

@@ -15,12 +15,12 @@ from contextlib import closing
 import streamlit as st
 
 from lab import sampling
-from lab.text import token_texts
+from lab.text import readable, token_texts
 from ui import exports, widgets
-from ui.cached import sampling as cached
 from ui.cached.sampling import Settings
 from ui.i18n import lang, num, t
 from ui.limits import new_tokens, new_tokens_note
+from ui.runs import sampling as replay
 from ui.token_words import worded
 from viz import sampling as viz
 
@@ -77,14 +77,14 @@ def stream(m, prompt: str, ids: list[int], s: Settings, box) -> dict:
     kept as stopped when the Stop button caused the rerun, and drawn again from the start otherwise.
     """
     store = st.session_state.setdefault(RESULTS, {})
-    key = (m.name, prompt, cached.drawn_by(s))  # a greedy text is the same for every seed
+    key = (m.name, prompt, s.drawn())  # a greedy text is the same for every seed
     found = store.pop(key, None)
     if found is not None:
         store[key] = found  # the newest again (least recently used results go first)
     if found is not None and (found["done"] or st.session_state.get("samp_stop")):
         found["stopped"] = found["stopped"] or not found["done"]
         found["done"] = True
-        found["runs"] = cached.runs(m.tokenizer, found["tokens"])
+        found["runs"] = sampling.runs(m.tokenizer, found["tokens"])
         box.markdown(text(found["tokens"], found["runs"], prompt), unsafe_allow_html=True)
         return found
     result = {"ids": ids, "tokens": [], "steps": [], "runs": [], "done": False, "stopped": False}
@@ -93,16 +93,16 @@ def stream(m, prompt: str, ids: list[int], s: Settings, box) -> dict:
         del store[old]
     box.markdown(text([], [], prompt, cursor=True), unsafe_allow_html=True)
     drawn = 0.0
-    with closing(cached.steps(m, prompt, ids, s)) as steps:  # the model runs once per link (ui.cached.sampling)
+    with closing(replay.steps(m, prompt, ids, s)) as steps:  # the model runs once per link (ui.runs.sampling)
         for step in steps:
             result["steps"].append(step)
             result["tokens"].append({"id": step["id"], "token": token_texts(m.tokenizer, [step["id"]])[0],
                                      "p": step["p"]})
             if len(result["tokens"]) == 1 or time.monotonic() - drawn >= FRAME_S:  # a replay draws no frames
-                result["runs"] = cached.runs(m.tokenizer, result["tokens"])
+                result["runs"] = sampling.runs(m.tokenizer, result["tokens"])
                 box.markdown(text(result["tokens"], result["runs"], prompt, cursor=True), unsafe_allow_html=True)
                 drawn = time.monotonic()
-    result["runs"] = cached.runs(m.tokenizer, result["tokens"])
+    result["runs"] = sampling.runs(m.tokenizer, result["tokens"])
     result["done"] = True
     box.markdown(text(result["tokens"], result["runs"], prompt), unsafe_allow_html=True)
     return result
@@ -118,7 +118,7 @@ def step(result: dict, i: int, top_p: float) -> None:
     c4.metric(t("Drawn token", "Token sorteado"), viz.visible(worded(tok["token"], marked=True)),
               t(f"p {num(chosen['p'])} · raw rank {num(chosen['rank'] + 1)}",
                 f"p {num(chosen['p'])} · posição bruta {num(chosen['rank'] + 1)}"), delta_color="off")
-    words = cached.names()
+    words = names()
     texts = [worded(x, marked=True) for x in chosen["texts"]]  # a lone byte in words, never \\xc3
     stages = viz.stages_frame(chosen, texts, chosen["id"])
     exports.chart("sampling-stages", st, viz.stages_chart(stages, words, lang()))
@@ -130,3 +130,30 @@ def step(result: dict, i: int, top_p: float) -> None:
                  "o sorteado está em laranja. Cada etapa renormaliza o que sobra."))
     cumulative = viz.cumulative_frame(chosen, texts)
     exports.chart("sampling-cumulative", st, viz.cumulative_chart(cumulative, top_p, words, lang()), height=260)
+
+
+def names() -> dict:
+    """Chart words in the UI language (viz.sampling.NAMES keys)."""
+    return {"raw": t("raw (T = 1)", "bruta (T = 1)"), "temperature": t("after temperature", "após a temperatura"),
+            "top_k": t("after top-k", "após o top-k"),
+            "top_p": t("after top-p (drawn from)", "após o top-p (sorteio)"),
+            "sampled": t("sampled", "sorteado"), "argmax": t("argmax", "argmax"), "kept": t("kept", "mantido"),
+            "removed": t("removed", "removido"), "p": t("probability", "probabilidade"), "token": "token",
+            "stage": t("stage", "etapa"), "cumulative": t("cumulative probability", "probabilidade acumulada"),
+            "top_p_line": "top-p"}
+
+
+def pick_label(result: dict, tokenizer):
+    """format_func for the token picker: position and the token's visible text, a piece of a character split
+    across tokens as that character and its part ("ã ·1/2")."""
+    texts = []
+    for run in readable(tokenizer, [x["id"] for x in result["tokens"]]):
+        n = run["stop"] - run["start"]
+        texts += [viz.visible(run["text"]) + (f" ·{k + 1}/{n}" if n > 1 else "") for k in range(n)]
+    return lambda i: f"{i + 1} {texts[i]}"
+
+
+def variety(results: list[dict]) -> str:
+    """How many different texts a list of generations gave, in words."""
+    distinct = len({tuple(x["id"] for x in r["tokens"]) for r in results})
+    return t(f"{distinct} different texts out of {len(results)}.", f"{distinct} textos diferentes de {len(results)}.")

@@ -1,5 +1,5 @@
 """What the serving page draws (chapter 14): the commands, the measured charts and table, and what production
-adds on top of this server. ui.cached.serving measures."""
+adds on top of this server. ui.runs.serving measures."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import streamlit as st
 
 from lab.serving import chat, loadtest
 from ui import exports
-from ui.cached import serving as cached
 from ui.i18n import lang, num, t
+from ui.runs import serving as run
 from viz import serving as viz
 
 
@@ -20,7 +20,7 @@ def commands(model: str) -> None:
 
 def results(saved: dict) -> None:
     """The three charts and the table of the last measurement."""
-    data = viz.frame(saved["rows"], cached.modes())
+    data = viz.frame(saved["rows"], run.modes())
     x = t("requests at once (concurrency)", "requisições ao mesmo tempo (concorrência)")
     charts = (("ttft_p50", t("Time to first token (median)", "Tempo até o primeiro token (mediana)"), "ms"),
               ("tbt_mean", t("Time between tokens (mean)", "Tempo entre tokens (média)"), "ms"),
@@ -30,7 +30,7 @@ def results(saved: dict) -> None:
         exports.chart(f"serving-{measure}", st, viz.chart(data, measure, title, unit, x, lang()),
                       key=f"serve_{measure}")
     ms = lambda v: "—" if v is None else num(1000 * v, 1)  # noqa: E731
-    rows = [{t("mode", "modo"): cached.modes()[r["mode"]], t("concurrency", "concorrência"): r["concurrency"],
+    rows = [{t("mode", "modo"): run.modes()[r["mode"]], t("concurrency", "concorrência"): r["concurrency"],
              t("TTFT p50 (ms)", "TTFT p50 (ms)"): ms(r["ttft_p50"]), t("TTFT p95 (ms)", "TTFT p95 (ms)"):
              ms(r["ttft_p95"]), t("between tokens (ms)", "entre tokens (ms)"): ms(r["tbt_mean"]),
              t("tokens/s", "tokens/s"): num(r["tokens_per_s"] or 0, 1), t("errors", "erros"): r["errors"]}
@@ -72,7 +72,7 @@ METRICS = [
 def latency(rows: list[dict]) -> None:
     """p50 / p90 / p99 of the four metrics, output tokens/s and goodput, per mode and concurrency."""
     ms = lambda v: "—" if v is None else num(1000 * v, 1)  # noqa: E731
-    table = [{t("mode", "modo"): cached.modes()[r["mode"]], t("concurrency", "concorrência"): r["concurrency"],
+    table = [{t("mode", "modo"): run.modes()[r["mode"]], t("concurrency", "concorrência"): r["concurrency"],
               **{f"{m.upper()} p{q}": ms(r.get(f"{m}_p{q}_s")) for m in ("ttft", "itl", "tpot", "e2el")
                  for q in (50, 90, 99)},
               "goodput": "—" if r.get("goodput") is None else f"{num(100 * r['goodput'], 0)} %"} for r in rows]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab import tokens as lab
+from lab.encodings import COURSE, COURSE_MERGES
 from ui import exports, presentation
 from ui.cached import tokens as cached
 from ui.i18n import lang, num, t
@@ -83,3 +84,11 @@ def premium(pt: str, en: str, pairs: int) -> None:
                  "less text in the context window. CLI: `python -m lab premium --sample`.",
                  "Acima de 1,0, o mesmo conteúdo custa mais tokens para quem lê em português: mais dinheiro por "
                  "requisição e menos texto na janela de contexto. CLI: `python -m lab premium --sample`."))
+
+
+def encoding_name(name: str) -> str:
+    """How the page names an encoding: its own name, the course tokenizer by what it is."""
+    if name == COURSE:
+        return t(f"course models (GPT-2's first {num(COURSE_MERGES)} merges)",
+                 f"modelos do curso (as primeiras {num(COURSE_MERGES)} fusões do GPT-2)")
+    return name

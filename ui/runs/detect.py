@@ -1,7 +1,7 @@
 """The detector page's evaluation set scores (chapter 12), kept process-wide by the weights that scored them.
 
-The set's scores for the course pair ship with the app (lab.detect.evaluation.shipped_rows: about 30 s of work
-on 2 cores otherwise); any other model or bucket choice scores a balanced tenth of the set
+The set's scores for the course pair ship with the app (lab.detect.evaluation.shipped_rows; docs/detector.md
+says what that saves); any other model or bucket choice scores a balanced tenth of the set
 (lab.detect.labelled_set.balanced: every human text, one continuation of each) once per process, with a progress
 bar drawn by the caller. `python -m lab detect-eval --model M` scores the whole set.
 """
