@@ -99,7 +99,7 @@ def test_the_load_tests_ttft_and_throughput_on_a_server_of_known_delays(slow_url
 def test_the_load_test_summary_on_a_hand_worked_example():
     results = [{"ttft": t, "gaps": gaps, "tokens": n, "error": None} for t, gaps, n in (
         (0.5, [0.1], 2), (0.1, [0.2, 0.3], 3), (0.4, [], 1), (0.2, [0.4], 2), (0.3, [], 1))]
-    results.append({"ttft": None, "gaps": [], "tokens": 0, "error": "HTTP 500"})
+    results.append({"ttft": None, "gaps": [], "tokens": 0, "e2el": None, "error": "HTTP 500"})
     r = loadtest.summary(results, 2.0, 3)
     # TTFTs sorted 0.1 0.2 0.3 0.4 0.5: p50 is the 3rd (index int(0.5 * 5) = 2), p95 the 5th (index 4)
     assert (r["ttft_p50"], r["ttft_p95"]) == (0.3, 0.5)
@@ -138,11 +138,11 @@ def test_one_request_sends_its_path_and_headers_and_reports_each_failure(slow_ur
     loadtest.one(urllib.parse.urlsplit(slow_url), body, None, 30)
     assert SEEN[-1] == ("/v1/completions", "application/json", None)
     assert loadtest.one(urllib.parse.urlsplit(slow_url + "/broken"), body, None, 30) == {
-        "ttft": None, "gaps": [], "tokens": 0, "error": "HTTP 500"}
+        "ttft": None, "gaps": [], "tokens": 0, "e2el": None, "error": "HTTP 500"}
     assert loadtest.one(urllib.parse.urlsplit(slow_url + "/stall"), body, None, 0.5) == {
-        "ttft": None, "gaps": [], "tokens": 0, "error": "TimeoutError"}
+        "ttft": None, "gaps": [], "tokens": 0, "e2el": None, "error": "TimeoutError"}
     closed = urllib.parse.urlsplit(f"http://127.0.0.1:{free_port()}")
-    assert loadtest.one(closed, body, None, 5) == {"ttft": None, "gaps": [], "tokens": 0,
+    assert loadtest.one(closed, body, None, 5) == {"ttft": None, "gaps": [], "tokens": 0, "e2el": None,
                                                    "error": "ConnectionRefusedError"}
     tls = loadtest.one(urllib.parse.urlsplit(slow_url.replace("http:", "https:")), body, None, 5)
     assert tls["error"] == "SSLError"  # https speaks TLS: this plain server cannot answer it
@@ -244,10 +244,12 @@ def test_the_page_measures_a_given_url_at_the_chosen_concurrencies_in_ms(slow_ur
     table = next(d.value for d in at.dataframe if "mode" in d.value.columns)
     assert list(table["mode"]) == ["your server", "your server"] and list(table["concurrency"]) == [2, 4]
     rows = at.session_state["serve_results"]["rows"]
-    assert [r["concurrency"] for r in rows] == [2, 4] and all(r["tokens"] == 20 for r in rows)
+    # the page's mixed lengths (5, 1, 2, 3 for max_tokens 5: lab.serving.loadtest.lengths), over its 4 requests
+    assert [r["concurrency"] for r in rows] == [2, 4] and all(r["tokens"] == 5 + 1 + 2 + 3 for r in rows)
     for ms in table["TTFT p50 (ms)"]:
         assert 1000 * TTFT_S <= float(ms.replace(",", "")) <= 1000 * (TTFT_S + SLACK_S)
-    charts = {c.proto.spec.count("Time to first token"): c for c in at.get("vega_lite_chart")}
-    ttft = chart_data(charts[1])
+    charts = [c for c in at.get("vega_lite_chart") if "Time to first token" in c.proto.spec]
+    assert len(charts) == 1  # its title (and the text alternative made from it) names it; no other chart does
+    ttft = chart_data(charts[0])
     assert list(ttft["concurrency"]) == [2, 4]
     assert all(1000 * TTFT_S <= v <= 1000 * (TTFT_S + SLACK_S) for v in ttft["value"])  # ms, not seconds

@@ -24,11 +24,16 @@ def bucket_css() -> str:
     return "<style>" + "\n".join(rules) + "</style>"
 
 
+def _quoted(token: str) -> str:
+    """A token's text between quotes as the reader reads it (repr would write a no-break space as \\xa0)."""
+    return "'" + token + "'"
+
+
 def _tip(run_tokens: list[dict], lang: str, rank_word: str, top_word: str) -> str:
     parts = []
     for t in run_tokens:
-        top = ", ".join(f"{x['token']!r} {number(x['p'], lang)}" for x in t["top"])
-        parts.append(f"{t['token']!r}: {rank_word} {number(t['rank'], lang)}, p {number(t['p'], lang, 4)} · "
+        top = ", ".join(f"{_quoted(x['token'])} {number(x['p'], lang)}" for x in t["top"])
+        parts.append(f"{_quoted(t['token'])}: {rank_word} {number(t['rank'], lang)}, p {number(t['p'], lang, 4)} · "
                      f"{top_word}: {top}")
     return "\n".join(parts)
 

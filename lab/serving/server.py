@@ -31,6 +31,7 @@ from typing import Literal
 from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from lab.errors import LabError
 from lab.serving import chat
 from lab.serving.engine import GREEDY_BELOW, Engine, Job, prompt_logprobs, scheduler_of
 
@@ -123,13 +124,15 @@ class Slots:
             self.active -= n
 
 
-class Refused(Exception):
-    """A request refused before it reaches the engine: the OpenAI-style error to answer with."""
+class Refused(LabError):
+    """A request refused before it reaches the engine: the OpenAI-style error to answer with. Reason: its OpenAI
+    `code`, or "invalid_request"; details: status (HTTP), param, code, kind (the error's type). Made by `refuse`."""
 
-    def __init__(self, status: int, message: str, param: str | None = None, code: str | None = None,
-                 kind: str = "invalid_request_error"):
-        super().__init__(message)
-        self.status, self.message, self.param, self.code, self.kind = status, message, param, code, kind
+
+def refuse(status: int, message: str, param: str | None = None, code: str | None = None,
+           kind: str = "invalid_request_error") -> Refused:
+    """Refused(message) with its HTTP status and OpenAI error fields."""
+    return Refused(message, code or "invalid_request", status=status, param=param, code=code, kind=kind)
 
 
 def error(status: int, message: str, kind: str = "invalid_request_error", param: str | None = None,
@@ -268,7 +271,8 @@ def _errors(app) -> None:
 
     @app.exception_handler(Refused)
     async def refused(request, exc: Refused):
-        return error(exc.status, exc.message, exc.kind, exc.param, exc.code)
+        d = exc.details
+        return error(d["status"], str(exc), d["kind"], d["param"], d["code"])
 
     @app.exception_handler(Exception)
     async def crashed(request, exc):
@@ -308,7 +312,7 @@ class _BodyLimit:
             message = await receive()
             seen += len(message.get("body", b""))
             if seen > self.limit:
-                raise _TooLarge
+                raise _TooLarge("the body is over the limit", "too_large")
             return message
 
         try:
@@ -317,8 +321,8 @@ class _BodyLimit:
             await _send_413(send, self.limit)
 
 
-class _TooLarge(Exception):
-    pass
+class _TooLarge(LabError):
+    """A body that passed its Content-Length check and then sent more: answered with a 413."""
 
 
 async def _send_413(send, limit: int) -> None:
@@ -343,7 +347,7 @@ class _Serving:
     async def complete(self, req: CompletionRequest, request):
         self._check(req)
         if req.suffix is not None:
-            raise Refused(400, "suffix is not supported: GPT-2 only continues text (no fill-in-the-middle)",
+            raise refuse(400, "suffix is not supported: GPT-2 only continues text (no fill-in-the-middle)",
                           "suffix", "unsupported_parameter")
         prompts = _prompts(req.prompt)
         for p in prompts:
@@ -359,7 +363,7 @@ class _Serving:
     async def chat(self, req: ChatRequest, request):
         self._check(req)
         if req.logprobs or req.top_logprobs:
-            raise Refused(400, "logprobs are not supported on /v1/chat/completions here: use /v1/completions",
+            raise refuse(400, "logprobs are not supported on /v1/chat/completions here: use /v1/completions",
                           "logprobs", "unsupported_parameter")
         messages = [{"role": m.role, "content": m.content if isinstance(m.content, str) else
                      "".join(p.text for p in m.content)} for m in req.messages]
@@ -371,11 +375,11 @@ class _Serving:
 
     def _check(self, req: Sampling) -> None:
         if req.model != self.loaded.name:
-            raise Refused(404, f"the model {req.model!r} is not served here; this server serves "
+            raise refuse(404, f"the model {req.model!r} is not served here; this server serves "
                           f"{self.loaded.name!r}", "model", "model_not_found")
         for name in ("presence_penalty", "frequency_penalty"):
             if getattr(req, name):
-                raise Refused(400, f"{name} is not supported (transformers' generate has no such penalty): send 0",
+                raise refuse(400, f"{name} is not supported (transformers' generate has no such penalty): send 0",
                               name, "unsupported_parameter")
         for s in _stops(req.stop):
             _text_ok(s, "stop")
@@ -385,11 +389,11 @@ class _Serving:
         long text is first measured on a prefix: one over the context is refused without reading the rest."""
         if isinstance(prompt, list):
             if not prompt or any(not 0 <= i < self.vocab for i in prompt):
-                raise Refused(400, f"token ids must be from 0 to {self.vocab - 1}, and a prompt non-empty", "prompt")
+                raise refuse(400, f"token ids must be from 0 to {self.vocab - 1}, and a prompt non-empty", "prompt")
             ids = prompt
         else:
             if not prompt:
-                raise Refused(400, "give a non-empty prompt", "prompt")
+                raise refuse(400, "give a non-empty prompt", "prompt")
             head = prompt[:64 * self.context]
             with self.tokenize_lock:
                 ids = self.loaded.tokenizer(head, verbose=False)["input_ids"]
@@ -398,7 +402,7 @@ class _Serving:
             ids = list(ids)
         if len(ids) + max_tokens > self.context:
             at_least = "at least " if isinstance(prompt, str) and len(prompt) > 64 * self.context else ""
-            raise Refused(400, f"the prompt is {at_least}{len(ids)} tokens and max_tokens {max_tokens}: more than the "
+            raise refuse(400, f"the prompt is {at_least}{len(ids)} tokens and max_tokens {max_tokens}: more than the "
                           f"context of {self.context}", "max_tokens", "context_length_exceeded")
         return ids
 
@@ -406,9 +410,9 @@ class _Serving:
                    logprobs: bool = False):
         n = len(ids) * req.n
         if n > self.slots.limit:
-            raise Refused(400, f"{n} choices in one request: more than this server's {self.slots.limit} slots", "n")
+            raise refuse(400, f"{n} choices in one request: more than this server's {self.slots.limit} slots", "n")
         if not self.slots.take(n):
-            raise Refused(429, "too many requests at once: try again shortly", None, "rate_limit_exceeded",
+            raise refuse(429, "too many requests at once: try again shortly", None, "rate_limit_exceeded",
                           "rate_limit_error")
         rid = f"{'chatcmpl' if chat else 'cmpl'}-{uuid.uuid4().hex[:24]}"
         queue: asyncio.Queue = asyncio.Queue()
@@ -456,7 +460,7 @@ def _prompts(prompt) -> list:
     if isinstance(prompt, str):
         return [prompt]
     if not prompt:
-        raise Refused(400, "give a non-empty prompt", "prompt")
+        raise refuse(400, "give a non-empty prompt", "prompt")
     if isinstance(prompt[0], int):
         return [prompt]
     return list(prompt)
@@ -467,7 +471,7 @@ def _text_ok(text: str, param: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise Refused(400, f"{param} is not valid Unicode text (a lone surrogate?)", param, "invalid_text") from None
+        raise refuse(400, f"{param} is not valid Unicode text (a lone surrogate?)", param, "invalid_text") from None
 
 
 async def _watch(request, jobs: list[Job]) -> None:
