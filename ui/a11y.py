@@ -34,7 +34,7 @@ CODE_CSS = """<style>
 </style>"""
 
 # Streamlit exposes no setting for <html lang>: a fixed script (no reader input in it) sets it on every run.
-LANG_SCRIPT = '<script>document.documentElement.lang = "{tag}";</script>'
+LANG_SCRIPT = '<script data-app="html-lang">document.documentElement.lang = "{tag}";</script>'
 
 
 def style() -> None:
