@@ -21,8 +21,9 @@ presentation.explain(t(
     "com o espaço na frente."))
 m = current_model()
 w = draw.inputs()  # every input bound before the preset box: its callback fills the words
-w["an_preset"].draw()
-draw.famous_button()
+left, right = st.columns([3, 2], vertical_alignment="bottom")  # one row: the main chart stays on a projector's screen
+w["an_preset"].draw(left)
+draw.famous_button(right)
 cols = st.columns(4)
 a, b, c, expected = (w[key].draw(col) for col, key in zip(cols, ("an_a", "an_b", "an_c", "an_expected"), strict=True))
 with presentation.options():  # folded away on a projector

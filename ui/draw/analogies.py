@@ -25,9 +25,9 @@ def famous() -> None:
     load_preset()
 
 
-def famous_button() -> None:
-    """One click to the famous analogy (the page opens on one that holds on the offline model)."""
-    st.button(t("The famous one: king − man + woman", "O famoso: king − man + woman"), on_click=famous,
+def famous_button(where=st) -> None:
+    """One click to the famous analogy (the page opens on one that holds on the offline model), in `where`."""
+    where.button(t("The famous one: king − man + woman", "O famoso: king − man + woman"), on_click=famous,
               help=t("The classic of word2vec. On the course models \" queen\" is two tokens, so it cannot come "
                      "out right: the page says why.", "O exemplo clássico dos vetores de palavras. Nos modelos do "
                      "curso \" queen\" tem dois tokens, então não pode dar certo: a página diz por quê."))
