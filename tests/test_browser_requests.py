@@ -13,6 +13,7 @@ import pytest
 
 from tests.pages import APP
 from tests.streamlit_server import chromium, new_page, wait_idle
+from ui.chapters import TITLES
 
 pytestmark = pytest.mark.browser
 
@@ -21,10 +22,15 @@ VIEWS = [("en", False), ("pt", True)]  # English as a reader opens it; Portugues
 
 
 def page_paths(app: Path = Path(APP)) -> list[str]:
-    """The URL path of every st.Page in app.py's source: "" for the default page, else its file's stem (or url_path)."""
+    """The URL path of every page in app.py's source, each a call of its page(name, icon) helper (or st.Page): ""
+    for the default page, else its file's stem (or url_path)."""
     paths = []
     for node in ast.walk(ast.parse(app.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Page":
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "page":
+            default = any(k.arg == "default" and ast.literal_eval(k.value) is True for k in node.keywords)
+            paths.append("" if default else ast.literal_eval(node.args[0]))
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Page" \
+                and not isinstance(node.args[0], ast.JoinedStr):  # (the helper's own st.Page(f"...") is no page)
             kw = {k.arg: k.value for k in node.keywords}
             if "default" in kw and ast.literal_eval(kw["default"]) is True:
                 paths.append("")
@@ -63,7 +69,9 @@ def visit(browser, url: str, path: str, query: str) -> tuple[list[str], str]:
 def test_the_page_list_is_read_from_app_py():
     paths = page_paths()
     assert paths[0] == "" and "tokens" in paths and "sampling" in paths and len(paths) == len(set(paths))
-    assert len(paths) == Path(APP).read_text(encoding="utf-8").count("st.Page(")
+    source = Path(APP).read_text(encoding="utf-8")
+    assert len(paths) == source.count("st.Page(") - source.count('st.Page(f"') + source.count('page("')
+    assert len(paths) == len(TITLES)  # every page the home page's map titles
 
 
 def test_outside_recognises_other_hosts():
