@@ -242,8 +242,8 @@ def test_sampling_link(course_standins, tiny_model_dirs):
 GARBAGE = {
     "tokens": {"tokens_sample": ("999", "course"), "tokens_encoding": ("gpt5", "gpt2"),
                "tokens_pt": (HUGE, tokens.course_passage()["pt"])},
-    "analogies": {"an_preset": ("<script>alert(1)</script>", "king"), "an_k": ("0", 10), "an_nk": ("1e999", 10),
-                  "an_exclude": ("maybe", True), "an_method": ("div", "add"), "an_a": (HUGE, "king")},
+    "analogies": {"an_preset": ("<script>alert(1)</script>", "users"), "an_k": ("0", 10), "an_nk": ("1e999", 10),
+                  "an_exclude": ("maybe", True), "an_method": ("div", "add"), "an_a": (HUGE, "files")},
     "attention": {"attn_layer": ("-5", 0), "attn_head": ("1e999", 0), "attn_metric": ("<script>", "previous"),
                   "attn_text": (HUGE, TROPHY["en"][0])},
     "causal": {"mask_layer": ("99", 0), "mask_head": ("nan", 0), "trophy_pair": ("fr", "en"),
