@@ -4,7 +4,7 @@ concurrent run in both request formats, 0 errors) and lm-eval 0.4.13 (`local-com
 `loglikelihood_rolling`: bits per byte equal to a direct transformers computation).
 
 guidellm and lm-eval live in their own environment (requirements-oracles.txt): found in $LAB_ORACLES_BIN,
-/work/venv-oracles/bin, .venv-oracles/bin or PATH; skipped when absent unless REQUIRE_ORACLES is set (CI sets it).
+.venv-oracles/bin or PATH; skipped when absent unless REQUIRE_ORACLES is set (CI sets it).
 """
 
 import json
@@ -99,7 +99,7 @@ def test_n_and_every_prompt_form(server, course):
 
 def oracle(name: str) -> str:
     """The path of an outside client's command, or skip (fail under REQUIRE_ORACLES)."""
-    for folder in (os.environ.get("LAB_ORACLES_BIN"), "/work/venv-oracles/bin", str(ROOT / ".venv-oracles" / "bin")):
+    for folder in (os.environ.get("LAB_ORACLES_BIN"), str(ROOT / ".venv-oracles" / "bin")):
         if folder and (Path(folder) / name).exists():
             return str(Path(folder) / name)
     found = shutil.which(name)

@@ -90,16 +90,16 @@ def latency(rows: list[dict]) -> None:
 def schedulers() -> None:
     """The three schedulers in words, and the chat template a chat endpoint puts in front of a base model."""
     st.markdown(t(
-        "- **off**: one request at a time; the others wait.\n"
-        "- **static**: the requests waiting when a batch starts are decoded together; a newcomer waits for the whole "
+        "- `off`: one request at a time; the others wait.\n"
+        "- `static`: the requests waiting when a batch starts are decoded together; a newcomer waits for the whole "
         "batch to end, and a short request's slot idles until the longest one finishes.\n"
-        "- **continuous** (Orca, vLLM): a newcomer joins the running batch at the next token and a finished request "
+        "- `continuous` (Orca, vLLM): a newcomer joins the running batch at the next token and a finished request "
         "leaves at once; each row keeps its own key-value cache.",
-        "- **off** (desligado): uma requisição por vez; as outras esperam.\n"
-        "- **static** (estático): as requisições que esperam quando um lote começa são decodificadas juntas; quem "
+        "- `off` (desligado): uma requisição por vez; as outras esperam.\n"
+        "- `static` (estático): as requisições que esperam quando um lote começa são decodificadas juntas; quem "
         "chega depois espera o lote inteiro acabar, e a vaga de uma requisição curta fica ociosa até a mais longa "
         "terminar.\n"
-        "- **continuous** (contínuo; Orca, vLLM): quem chega entra no lote em andamento no token seguinte e quem "
+        "- `continuous` (contínuo; Orca, vLLM): quem chega entra no lote em andamento no token seguinte e quem "
         "termina sai na hora; cada linha guarda o seu próprio cache KV."))
     st.code("python -m lab serve --model course-gpt2 --batching continuous", language="bash")
     st.caption(t("The chat endpoint (/v1/chat/completions) is this template plus a stop at the next \"User:\". GPT-2 "
@@ -120,9 +120,9 @@ PRODUCTION = [
      "sim: --max-concurrent rodando, --max-queue esperando, depois 429"),
     ("streaming", "streaming", "yes: server-sent events, the OpenAI format", "sim: server-sent events, no formato da "
      "OpenAI"),
-    ("batching", "lotes", "--batching off, static (the jobs waiting when a batch starts) or continuous (join at the "
-     "next token, leave when done)", "--batching off, static (os pedidos que esperam quando o lote começa) ou "
-     "continuous (entra no token seguinte, sai ao terminar)"),
+    ("batching", "lotes", "`--batching` `off`, `static` (the jobs waiting when a batch starts) or `continuous` "
+     "(join at the next token, leave when done)", "`--batching` `off`, `static` (os pedidos que esperam quando o lote "
+     "começa) ou `continuous` (entra no token seguinte, sai ao terminar)"),
     ("rate limits per client", "limites por cliente", "no", "não"),
     ("timeouts on the server", "tempo-limite no servidor", "no (the client's load test has them)",
      "não (o teste de carga do cliente tem)"),
