@@ -17,10 +17,7 @@ which uses it, in a fresh interpreter.
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,7 +28,7 @@ ROOT_DIR = Path(__file__).resolve().parents[1]  # the repository: app.py, lab
 if str(ROOT_DIR) not in sys.path:
     sys.path.insert(0, str(ROOT_DIR))
 
-from lab.testing.browser import ROOT, ServerURL, _healthy, free_port  # noqa: E402
+from lab.testing.browser import ServerURL, free_port, served  # noqa: E402
 
 FINISHED = "FINISHED_SUCCESSFULLY"
 
@@ -173,22 +170,5 @@ def app_server(script: str = "app.py", *flags: str, timeout: float = 120, env: d
     """The app served as `make run` serves it (cwd = the repository, so its config applies), on a free loopback
     port; yields its base URL (with .proc and .log()); stopped after."""
     port = port or free_port()
-    url = ServerURL(f"http://127.0.0.1:{port}")
-    with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(app_command(port, script, *flags), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                env={**os.environ, **(env or {})})
-        url.proc, url.log_file = proc, log
-        try:
-            deadline = time.monotonic() + timeout
-            while not _healthy(url):
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not become healthy at {url}:\n{url.log()[-2000:]}")
-                time.sleep(0.25)
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with served(app_command(port, script, *flags), port, timeout, env) as url:
+        yield url

@@ -65,10 +65,18 @@ def streamlit_server(script: str = "app.py", timeout: float = 90, env: dict | No
                      port: int | None = None) -> Iterator[ServerURL]:
     """Run `streamlit run script` headless on 127.0.0.1 (`port`, else a free one); yield its base URL; stop it after."""
     port = port or free_port()
-    url = ServerURL(f"http://127.0.0.1:{port}")
     cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1",
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    with served(cmd, port, timeout, env) as url:
+        yield url
+
+
+@contextmanager
+def served(cmd: list[str], port: int, timeout: float = 90, env: dict | None = None) -> Iterator[ServerURL]:
+    """Start `cmd` (a Streamlit server on 127.0.0.1:port, cwd = the repository), wait until it is healthy, yield its
+    base URL (with .proc and .log()); stop it after, killed if it does not stop within 10 s."""
+    url = ServerURL(f"http://127.0.0.1:{port}")
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                 env={**os.environ, **(env or {})})
