@@ -34,6 +34,7 @@ from lab.tokens import token_records
 from tests.bad_inputs import IMG, LATEX, MARKDOWN, SCRIPT
 from tests.pages import CHART
 from tests.streamlit_server import chromium, new_page, wait_idle
+from ui.token_words import short_array, worded_array
 from viz.lens import grid_frame
 from viz.sampling import coloured_tokens
 from viz.tokens import visible
@@ -310,7 +311,8 @@ def test_logit_lens_labels_predictions_and_pieces(app_url, browser, course):
     result = lens.lens(course.model, ids, top=5)
     names = lens.token_names(tok, result)
     top = np.vectorize(names.__getitem__, otypes=[object])(result["top_ids"])
-    cells = set(grid_frame(top, result["top_p"], tags)["text"])  # what each cell prints: model text
+    frame = grid_frame(worded_array(top, marked=True), result["top_p"], tags, cells=short_array(top[:, :, 0]))
+    cells = set(frame["text"])  # what each cell prints, as the page makes it: model text (a lone byte "byte C3")
     with pytest.raises(lens.LensError) as e:
         lens.target_id(tok, " " + FOLLOW)
     pieces = " | ".join(e.value.details["pieces"]).strip()  # st.text strips its text's ends
