@@ -6,6 +6,7 @@ from lab.embeddings import EmbeddingError
 from ui import exports, presentation
 from ui.cached import analogies as cached
 from ui.draw import analogies as draw
+from ui.draw import reproduce
 from ui.i18n import lang, t
 from ui.model_loader import current_model
 from viz import embeddings as viz
@@ -80,3 +81,4 @@ else:
                                t("Closest tokens by cosine", "Tokens mais próximos pelo cosseno"),
                                names=draw.chart_names(), lang=lang())
     exports.chart("neighbours", st, closest)
+reproduce.command(*draw.commands(m.name, {key: st.session_state[key] for key in w}))  # chapter 15

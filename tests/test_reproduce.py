@@ -169,3 +169,31 @@ def test_the_code_page(fresh_caches):
     from ui.draw.code import sci
 
     assert largest.endswith(f": {sci(printed['max_abs_diff'])}.")
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_analogies_page(fresh_caches, lang):
+    """The three metrics from the `analogy` command, the neighbours chart's tokens from `neighbours`; a word that
+    starts with a dash reaches the command as a word."""
+    from lab.text import visible
+
+    at = open_page("app_pages/analogies.py", timeout=180, lang=lang,
+                   state={"an_k": 7, "an_method": "mul", "an_mean": True, "an_word": "-config", "an_nk": 4})
+    script = shown(at)
+    assert "--method mul --mean-pieces" in script and "-- -config" in script
+    analogy, near = run_all(script)
+    exp = analogy["expected"]
+    ranks = [exp["rank"], exp["rank_without_exclusion"]]
+    assert [m.value for m in at.metric] == [visible(analogy["results"][0]["token"]),
+                                            *("—" if r is None else written(r, lang, 0) for r in ranks)]
+    assert len(analogy["results"]) == 7 and len(near["results"]) == 4
+    tokens = sorted(visible(r["token"]) for r in near["results"])
+    assert tokens in [sorted(chart_column(c, "token")) for c in at.get("vega_lite_chart")], tokens
+
+
+def chart_column(chart, column: str) -> list:
+    """A column of an AppTest Vega-Lite chart's datasets (empty when none has it)."""
+    import pyarrow as pa
+
+    return [v for ds in chart.proto.datasets for table in [pa.ipc.open_stream(ds.data.data).read_all()]
+            if column in table.column_names for v in table.column(column).to_pylist()]

@@ -2,6 +2,7 @@
 
     python -m lab detect --json --model M --file F [--observer O]
     python -m lab detect-eval --json [--model M ...] [--observer O] [--method S] [--percentile P] [--prevalence P]
+                              [--shipped]
     python -m lab detect-set [--out lab/data/detect_set.json]
 
 `detect` prints {"model", "tokens": [{"id", "token", "rank", "logprob", "entropy"}], "scores":
@@ -38,6 +39,8 @@ def register(sub) -> None:
     p.add_argument("--observer", metavar="NAME_OR_DIR", help="a second decoder with the same tokenizer: Binoculars")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--save", action="store_true", help="also ship the rows for the page (lab/data/detect_scores.json)")
+    p.add_argument("--shipped", action="store_true", help="read the shipped rows when they are these weights' (as "
+                   "the page does: seconds instead of minutes; a test keeps them equal to a fresh scoring)")
     p.add_argument("--method", default="fast_detectgpt", choices=list(MACHINE_HIGH),
                    help="the score read at a threshold, as the page shows it (default fast_detectgpt)")
     p.add_argument("--percentile", type=_percent(1, 99), default=95, metavar="P", help="flag what scores above this "
@@ -105,7 +108,8 @@ def run_eval(args) -> int:
     tables = []
     for name in args.model or [DEFAULT_OFFLINE]:
         performer, observer = _loaded_pair(name, args.observer)
-        rows = detect_eval.score_set(performer, texts, observer)
+        rows = (args.shipped and detect_eval.shipped_rows(performer, observer)) or detect_eval.score_set(
+            performer, texts, observer)
         if args.save:
             detect_eval.save_rows(performer, observer, rows)
         if args.method not in rows[0]:

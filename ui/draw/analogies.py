@@ -171,3 +171,16 @@ def kept_text(pic: dict) -> str:
 def method_name(method: str) -> str:
     """The radio's label for a method."""
     return {"add": "3CosAdd (a − b + c)", "mul": "3CosMul"}[method]
+
+
+def commands(model: str, values: dict) -> list[list[str]]:
+    """Chapter 15: the `analogy` and `neighbours` commands for the page's inputs (values: the widgets' by key);
+    the words after `--`, so a word that starts with a dash stays a word."""
+    v = values
+    flags = [*([] if v["an_space"] else ["--no-space"]), *(["--mean-pieces"] if v["an_mean"] else []),
+             *(["--all-tokens"] if v["an_rare"] else [])]
+    analogy = ["analogy", "--json", "--model", model, "--k", str(v["an_k"]), "--method", v["an_method"], *flags,
+               *([] if v["an_exclude"] else ["--no-exclude"]),
+               *(["--expected", v["an_expected"]] if v["an_expected"].strip() else []), "--", v["an_a"], v["an_b"],
+               v["an_c"]]
+    return [analogy, ["neighbours", "--json", "--model", model, "--k", str(v["an_nk"]), *flags, "--", v["an_word"]]]
