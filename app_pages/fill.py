@@ -8,6 +8,7 @@ from lab.models import registry
 from ui import presentation, widgets
 from ui.cached import fill as cached
 from ui.draw import fill as draw
+from ui.draw import reproduce
 from ui.i18n import lang, t
 from ui.limits import offered
 from ui.messages import text as worded
@@ -81,3 +82,6 @@ draw.course_roberta()
 
 st.subheader(t("From GPT-1 to GPT-2", "Do GPT-1 ao GPT-2"))
 draw.gpt_history()
+reproduce.command(["fill", "--json", "--model", m.name, "--text", text, "--top", str(top),  # chapter 15
+                   *(["--in-order"] if order == "order" else [])], ["fill", "--json", "--model", m.name, "--text",
+                                                                   pair, "--compare", decoder])

@@ -197,3 +197,24 @@ def chart_column(chart, column: str) -> list:
 
     return [v for ds in chart.proto.datasets for table in [pa.ipc.open_stream(ds.data.data).read_all()]
             if column in table.column_names for v in table.column(column).to_pylist()]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_fill_page(fresh_caches, lang):
+    """Each mask's candidates (the charts' probabilities) from `fill`, in order; every position's ranks (the table)
+    from `fill --compare`."""
+    at = open_page("app_pages/fill.py", timeout=300, lang=lang,
+                   state={"fill_text": "O $pacote <mask> \"instala\" `a` <mask>.", "fill_order": "order", "fill_top": 3,
+                          "fill_pair": "It's \"$x\" `y`, the package."})
+    script = shown(at)
+    assert "--top 3 --in-order" in script
+    filled, compared = run_all(script)
+    charts = {c.proto.spec: chart_column(c, "p") for c in at.get("vega_lite_chart")}
+    for mask in filled["masks"]:
+        want = sorted(round(c["p"], 6) for c in mask["candidates"])
+        assert want in [sorted(round(p, 6) for p in ps) for ps in charts.values()], mask
+    rank = "rank" if lang == "en" else "posição"
+    [table] = [d.value for d in at.dataframe if f"{rank} E" in d.value.columns]
+    for column, key in ((f"{rank} E", "encoder_rank"), (f"{rank} D", "decoder_rank")):
+        assert [str(v) for v, p in zip(table[column], compared["positions"], strict=True) if p[key] is not None] == \
+            [written(p[key], lang, 0) for p in compared["positions"] if p[key] is not None]
