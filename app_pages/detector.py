@@ -9,6 +9,7 @@ from lab.models import registry
 from ui import messages, presentation, widgets
 from ui.cached import detect as cached
 from ui.draw import detect as draw
+from ui.draw import reproduce
 from ui.i18n import lang, t
 from ui.limits import offered, page_cut
 from ui.model_loader import current_decoder
@@ -86,3 +87,6 @@ with st.expander(t("Every score on the whole set (AUROC)", "Todos os escores no 
     draw.auroc_table(evaluation)
 st.subheader(t("Published figures", "Números publicados"))
 draw.published()
+pair = ["--model", m.name, *(["--observer", observer] if observer else [])]  # chapter 15: this view from the shell
+reproduce.command((["detect", "--json", *pair, "--file", "-"], text), (["detect-eval", "--json", "--shipped", *pair,
+                  "--method", method, "--percentile", str(percentile), "--prevalence", str(prevalence)], None))

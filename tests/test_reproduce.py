@@ -218,3 +218,28 @@ def test_the_fill_page(fresh_caches, lang):
     for column, key in ((f"{rank} E", "encoder_rank"), (f"{rank} D", "decoder_rank")):
         assert [str(v) for v, p in zip(table[column], compared["positions"], strict=True) if p[key] is not None] == \
             [written(p[key], lang, 0) for p in compared["positions"] if p[key] is not None]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_detector_page(fresh_caches, lang):
+    """This text's scores (the table's "this text") from `detect`; TPR, FPR and the base rate at the reader's
+    threshold and prevalence from `detect-eval` (the shipped rows of the course pair, as the page reads them)."""
+    from lab.detect import evaluation as detect_eval
+
+    at = open_page("app_pages/detector.py", timeout=300, lang=lang,
+                   state={"det_source": "own", "det_text": TRICKY * 3, "det_method": "binoculars",
+                          "det_threshold": 80, "det_prevalence": 30})
+    script = shown(at)
+    assert script.startswith("printf '%s' ") and "--method binoculars --percentile 80 --prevalence 30" in script
+    scored, evaluated = run_all(script)
+    this = "this text" if lang == "en" else "este texto"
+    [table] = [d.value for d in at.dataframe if this in d.value.columns]
+    scores = detect_eval.flat(scored["scores"])
+    assert len(table) >= 5
+    assert sorted(map(str, table[this])) == sorted(written(scores[m], lang, 3) for m in scores if m in
+                                                   evaluated["methods"])
+    at_t = evaluated["at_threshold"]
+    rates = [m.value for m in at.metric if m.value.endswith(" %")][:2]
+    assert rates == [f"{written(100 * at_t['tpr'], lang, 1)} %", f"{written(100 * at_t['fpr'], lang, 1)} %"]
+    share = round(100 * at_t["flagged_human_share"])
+    assert any(f"**{share}**" in i.value for i in at.info), [i.value for i in at.info]

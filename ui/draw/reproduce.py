@@ -33,9 +33,9 @@ def shell_line(argv: list[str], stdin: str | None = None) -> str:
 
 def command(*argvs: list[str], stdin: str | None = None, where=None) -> str:
     """Draw "Reproduce this view" with the command line (one line per argv: a page that measures several
-    models gives one command each, the same `stdin` piped into each) in a code block, which has a copy button;
-    returns the lines."""
-    lines = "\n".join(shell_line(argv, stdin) for argv in argvs)
+    models gives one command each, the same `stdin` piped into each; an (argv, stdin) pair pipes its own, None
+    none) in a code block, which has a copy button; returns the lines."""
+    lines = "\n".join(shell_line(*argv) if isinstance(argv, tuple) else shell_line(argv, stdin) for argv in argvs)
     box = (where or st).expander(t("Reproduce this view from the shell (chapter 15)",
                                    "Reproduza esta vista no terminal (capítulo 15)"), icon=":material/terminal:")
     box.caption(t("Run it in the project's folder (with its virtual environment active): its JSON carries the numbers "
