@@ -5,6 +5,7 @@ import streamlit as st
 from lab.models import hosting
 from lab.serving import loadtest
 from ui import presentation, widgets
+from ui.draw import reproduce
 from ui.draw import serving as draw
 from ui.i18n import num, t
 from ui.messages import text as worded
@@ -45,6 +46,8 @@ else:
     max_tokens = widgets.Slider("serve_tokens", t("Tokens per request (at most)", "Tokens por requisição (no máximo)"),
                                 4, 64, 16).draw(right)
     repeats = widgets.Slider("serve_repeats", t("Repeats", "Repetições"), 1, 5, 2).draw(last)
+    if concurrencies:  # chapter 15: this view from the shell, one command per mode and concurrency
+        reproduce.command(*draw.reproduce_argvs(model, concurrencies, requests, max_tokens))
     if url is not None and not url.strip():
         st.info(t("Type the server's URL.", "Digite a URL do servidor."))
     elif st.button(t("Run the load test", "Rodar o teste de carga"), type="primary", disabled=not concurrencies):

@@ -243,3 +243,21 @@ def test_the_detector_page(fresh_caches, lang):
     assert rates == [f"{written(100 * at_t['tpr'], lang, 1)} %", f"{written(100 * at_t['fpr'], lang, 1)} %"]
     share = round(100 * at_t["flagged_human_share"])
     assert any(f"**{share}**" in i.value for i in at.info), [i.value for i in at.info]
+
+
+@pytest.mark.slow
+def test_the_serving_page(fresh_caches):
+    """One `loadtest --json` per mode the page measures, at the reader's concurrency, requests and tokens (mixed
+    lengths, as the page asks): each starts its own server where the page does, and measures the same things (the
+    timings themselves differ from run to run)."""
+    from lab.serving import loadtest
+
+    at = open_page("app_pages/serving.py", timeout=120, state={"serve_conc": [2], "serve_requests": 2,
+                                                               "serve_tokens": 4})
+    script = shown(at)
+    assert script.count("--serve course-gpt2") == 4 and script.count("--in-process course-gpt2") == 1
+    docs = run_all(script)
+    assert len(docs) == len(loadtest.MODES)
+    for d in docs:
+        assert (d["concurrency"], d["requests"], d["errors"]) == (2, 2, 0), d
+        assert 2 <= d["tokens"] <= sum(loadtest.lengths(4)[:2]) and d["ttft_p50"] > 0 and d["tokens_per_s"] > 0

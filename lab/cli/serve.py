@@ -6,6 +6,10 @@ bounded load test for any such server (chapter 14).
     python -m lab loadtest --url URL --concurrency N --requests R [--max-tokens K] [--api-key K] [--rate R]
                            [--goodput ttft:1000 itl:100] [--json]
     python -m lab loadtest --in-process M --concurrency N --requests R [--max-tokens K] [--json]
+    python -m lab loadtest --serve M [--batching B | --no-batching] [--no-cache] --concurrency N --requests R [--json]
+
+--serve starts `lab serve` for M on a free loopback port, measures it and stops it (the serving page's way);
+--mixed asks for the page's mixed output lengths (K, K/4, K/2, 3K/4 in turn) instead of K each.
 
 See lab/serving/server.py (the API and its errors), lab/serving/engine.py (batching, the cache)
 and lab/serving/loadtest.py.
@@ -39,6 +43,13 @@ def register(sub) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--url", help="the server's base URL (http://127.0.0.1:8000); loopback only by default")
     src.add_argument("--in-process", metavar="MODEL", help="measure lab.sampling called directly instead")
+    src.add_argument("--serve", metavar="MODEL", help="start `lab serve` for MODEL on a free loopback port, measure "
+                     "it, stop it (with --batching, --no-batching, --no-cache: the server's flags)")
+    p.add_argument("--batching", choices=("off", "static", "continuous"), help="with --serve: the server's scheduler")
+    p.add_argument("--no-batching", action="store_true", help="with --serve: the server's --no-batching")
+    p.add_argument("--no-cache", action="store_true", help="with --serve: the server's --no-cache")
+    p.add_argument("--mixed", action="store_true", help="mixed output lengths, as the serving page asks: K, K/4, "
+                   "K/2, 3K/4 in turn")
     p.add_argument("--concurrency", type=int, default=1, metavar="N", help="requests at a time (1-64)")
     p.add_argument("--requests", type=int, default=8, metavar="R", help="requests in all (1-1000)")
     p.add_argument("--max-tokens", type=int, default=32, metavar="K", help="tokens per request (default 32)")
@@ -86,16 +97,8 @@ def run_loadtest(args) -> int:
         raise CliError(f"--max-tokens must be from 1 to 1,024, not {args.max_tokens}")
     try:
         loadtest.check_limits(args.timeout, args.deadline, args.rate)
-        slo = loadtest.parse_slo(args.goodput)
-        if args.url:
-            r = loadtest.run(args.url, args.concurrency, args.requests, args.max_tokens, api_key=args.api_key,
-                             timeout=args.timeout, deadline=args.deadline, allow_remote=args.allow_remote,
-                             rate=args.rate, slo=slo)
-        else:
-            loadtest.check("http://127.0.0.1:1", args.concurrency, args.requests)
-            r = loadtest.in_process(load_model_arg(args.in_process), args.concurrency, args.requests,
-                                    args.max_tokens, deadline=args.deadline)
-    except (loadtest.LoadTestError, OSError) as e:
+        r = _measure(args, loadtest.parse_slo(args.goodput))
+    except (loadtest.LoadTestError, OSError, RuntimeError) as e:
         raise CliError(str(e)) from None
     if args.json:
         print_json(r)
@@ -111,3 +114,29 @@ def run_loadtest(args) -> int:
             slo = ", ".join(f"{k.upper()} <= {1000 * v:g} ms" for k, v in r["slo_s"].items())
             print(f"goodput: {100 * r['goodput']:.0f}% of requests met {slo}")
     return 0
+
+
+def _measure(args, slo) -> dict:
+    """The load test's result for --url, --in-process or --serve (a server of our own, started and stopped)."""
+    from lab.serving import loadtest
+    from lab.serving.server import Spawned
+
+    flags = [*(["--batching", args.batching] if args.batching else []),
+             *(["--no-batching"] if args.no_batching else []), *(["--no-cache"] if args.no_cache else [])]
+    if flags and not args.serve:
+        raise CliError("--batching, --no-batching and --no-cache are the server's: they go with --serve")
+    tokens = loadtest.lengths(args.max_tokens) if args.mixed else args.max_tokens
+    if args.in_process:
+        loadtest.check("http://127.0.0.1:1", args.concurrency, args.requests)
+        return loadtest.in_process(load_model_arg(args.in_process), args.concurrency, args.requests, tokens,
+                                   deadline=args.deadline)
+    if args.serve:
+        loadtest.check("http://127.0.0.1:1", args.concurrency, args.requests)
+        load_model_arg(args.serve)  # a bad name: one line now, not a server's stderr later
+        with Spawned(args.serve, "--max-concurrent", str(args.concurrency), *flags) as url:
+            loadtest.run(url, 1, 1, 2, timeout=args.timeout)  # warmed up, as the page's servers are
+            return loadtest.run(url, args.concurrency, args.requests, tokens, timeout=args.timeout,
+                                deadline=args.deadline, rate=args.rate, slo=slo)
+    return loadtest.run(args.url, args.concurrency, args.requests, tokens, api_key=args.api_key,
+                        timeout=args.timeout, deadline=args.deadline, allow_remote=args.allow_remote, rate=args.rate,
+                        slo=slo)

@@ -148,3 +148,12 @@ def production() -> None:
                  "cache KV paginado (blocos em vez de um tensor por linha); o Text "
                  "Generation Inference da Hugging Face está agora em modo de manutenção. O mesmo teste de carga os "
                  "mede sem mudanças: aponte --url para o /v1 deles."))
+
+
+def reproduce_argvs(model: str, concurrencies: list[int], requests: int, max_tokens: int) -> list[list[str]]:
+    """Chapter 15: one `loadtest --json` per mode and concurrency, as the page measures them (mixed lengths); each
+    server mode starts its own `lab serve` on a free loopback port (loadtest --serve) and stops it. Timings vary
+    from run to run: the commands measure the same things, not the same numbers."""
+    common = ["--requests", str(requests), "--max-tokens", str(max_tokens), "--mixed", "--json"]
+    sources = [["--in-process", model] if flags is None else ["--serve", model, *flags] for _, flags in loadtest.MODES]
+    return [["loadtest", *src, "--concurrency", str(c), *common] for c in sorted(concurrencies) for src in sources]
