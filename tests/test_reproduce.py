@@ -122,12 +122,14 @@ def test_the_sampling_page(fresh_caches, lang):
     assert labels == [f"{i + 1} {e}" for i, e in enumerate(expected)]
 
 
-def test_the_attention_page(fresh_caches):
-    at = open_page("app_pages/attention.py", timeout=180, state={"attn_text": "It's \"$x\" `y`\nz"})
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_attention_page(fresh_caches, lang):
+    at = open_page("app_pages/attention.py", timeout=180, lang=lang, state={"attn_text": "It's \"$x\" `y`\nz"})
     [printed] = run_all(shown(at))
-    split = next(m.value for m in at.markdown if m.value.startswith("**Split:**"))
-    assert f"{printed['n_layer']} layers, {len(printed['ids'])} tokens" in split
-    assert f"= {printed['n_head']} heads" in split
+    words = {"en": ("**Split:**", "layers", "heads"), "pt": ("**Divisão:**", "camadas", "cabeças")}[lang]
+    split = next(m.value for m in at.markdown if m.value.startswith(words[0]))
+    assert f"{printed['n_layer']} {words[1]}, {len(printed['ids'])} tokens" in split
+    assert f"= {printed['n_head']} {words[2]}" in split
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
@@ -158,17 +160,19 @@ def test_the_causal_mask_page(fresh_caches, lang):
     assert docs[0]["max_abs_diff"] == 0.0 and docs[2]["max_abs_diff"] > 0
 
 
-def test_the_code_page(fresh_caches):
-    at = open_page("app_pages/code.py", timeout=300, state={"code_text": "It's \"$x\"\n`y`", "code_layer": 1,
-                                                            "code_head": 2})
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_code_page(fresh_caches, lang):
+    at = open_page("app_pages/code.py", timeout=300, lang=lang,
+                   state={"code_text": "It's \"$x\"\n`y`", "code_layer": 1, "code_head": 2})
     script = shown(at)
     assert "--layer 1 --head 2" in script
     [printed] = run_all(script)
     assert {s["name"].split(".")[0] for s in printed["steps"]} >= {"h1"}
-    largest = next(c.value for c in at.caption if c.value.startswith("Largest difference from transformers"))
-    from ui.draw.code import sci
+    start = {"en": "Largest difference from transformers", "pt": "Maior diferença para os logits"}[lang]
+    largest = next(c.value for c in at.caption if c.value.startswith(start))
+    from viz.format import written as in_words
 
-    assert largest.endswith(f": {sci(printed['max_abs_diff'])}.")
+    assert largest.endswith(f": {in_words(format(printed['max_abs_diff'], '.1e'), lang)}.")
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
