@@ -123,3 +123,34 @@ def test_head_dropdown_opens_by_its_arrow_after_hovering_the_heatmap(tiny_hub_ap
         page.wait_for_timeout(300)
         wait_idle(page)
         assert selected(page, "Head") == "3"
+
+
+LABEL_BOXES = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"] svg g.role-axis-label')].map(g =>
+    [...g.querySelectorAll('text')].filter(t => getComputedStyle(t).opacity !== '0' && t.getAttribute('opacity') !== '0'
+        && t.textContent.trim()).map(t => { const r = t.getBoundingClientRect();
+        return [t.textContent, r.left, r.top, r.right, r.bottom]; }))"""
+
+
+def overlapping(boxes: list) -> list[tuple[str, str]]:
+    """Pairs of one axis's drawn labels whose boxes overlap by more than a pixel each way."""
+    return [(a[0], b[0]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+            if min(a[3], b[3]) - max(a[1], b[1]) > 1 and min(a[4], b[4]) - max(a[2], b[2]) > 1]
+
+
+@pytest.mark.parametrize("link", ["causal_mask?lang=pt", "code?lang=pt&code_step=attn.weights",
+                                  "causal_mask?lang=en&mask_text=" + "The+package+manager+installs+the+package+and+"
+                                  "its+dependencies+from+the+mirror+that+the+file+names+first."])
+def test_heatmap_labels_never_pile_up(app_url, link):
+    """Issue 34, item 5: the Portuguese default sentences (25-27 tokens) and a long English one. Every axis label
+    Vega draws on a heatmap stands clear of its neighbours (labels that cannot fit are thinned; the tooltip names
+    every cell's tokens), and there are labels to read."""
+    with chromium() as browser:
+        page = new_page(browser, width=1280, height=1800)
+        page.goto(f"{app_url}/{link}")
+        wait_idle(page)
+        wait_for_count(page, '[data-testid="stVegaLiteChart"] svg g.role-axis-label text', 20, 60_000)
+        page.wait_for_timeout(500)
+        axes = page.evaluate(LABEL_BOXES)
+        assert sum(len(a) >= 8 for a in axes) >= 2, axes  # two axes with labels at least
+        piled = [p for boxes in axes for p in overlapping(boxes)]
+        assert piled == [], piled[:10]

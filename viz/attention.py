@@ -38,10 +38,12 @@ def _names(names: dict | None) -> dict:
     return {**NAMES, **(names or {})}
 
 
-def _axis(title: str, labels: list[str], offset: int) -> alt.Axis:
-    """An axis over positions offset.. that shows each position's token label."""
+def _axis(title: str, labels: list[str], offset: int, angle: int = 0) -> alt.Axis:
+    """An axis over positions offset.. that shows each position's token label. Past ~20 tokens the labels no longer
+    fit their cells: the keys' stand on end (`angle` -90) and Vega thins what still would touch (greedy: every other
+    label, and so on), never drawing one over another; the tooltip names every cell's tokens."""
     return alt.Axis(title=title, labelExpr=f"{json.dumps(labels, ensure_ascii=False)}[datum.value - {offset}]",
-                    labelLimit=120, labelOverlap=False)
+                    labelLimit=120, labelOverlap="greedy", labelSeparation=6, labelAngle=angle)
 
 
 def _cell(x: float, digits: int = 2, lang: str = "en") -> str:
@@ -105,7 +107,7 @@ def heatmap(values: np.ndarray, labels: list[str], title: str = "", offset: int 
     cell_px = (size - AXES_PX) / n
     df = grid_frame(values, labels, offset, diverging=scheme in DIVERGING, digits=digits, lang=lang, cell_px=cell_px)
     base = alt.Chart(df, title=title).encode(
-        x=alt.X("key:O", axis=_axis(words["key_axis"], labels, offset)),
+        x=alt.X("key:O", axis=_axis(words["key_axis"], labels, offset, angle=-90)),
         y=alt.Y("query:O", axis=_axis(words["query_axis"], labels, offset)),
         tooltip=[alt.Tooltip("query_token:N", title=words["query"]), alt.Tooltip("key_token:N", title=words["key"]),
                  alt.Tooltip("text:N", title=value_title)])
