@@ -10,7 +10,9 @@ from ui.i18n import t
 
 # Shipped with the app and sent inline: a ":material/..." page icon makes every page fetch it from a font host.
 ICON = Path(__file__).parent / "assets" / "icon.svg"
-st.set_page_config(page_title="GPT-2, taken apart", page_icon=ICON, layout="wide")
+# A presentation link (?present=1) opens with the sidebar folded away: the projector's 1,280 px go to the page.
+st.set_page_config(page_title="GPT-2, taken apart", page_icon=ICON, layout="wide",
+                   initial_sidebar_state="collapsed" if st.query_params.get("present") == "1" else "auto")
 
 # Titles (both languages) come from ui/chapters.TITLES, which the home page's course map uses too.
 # The sidebar lists every page (expanded: no "View more"), in the course's order, so the newest pages are one click

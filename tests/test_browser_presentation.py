@@ -13,12 +13,31 @@ pytestmark = pytest.mark.browser
 
 SCREEN = (1280, 720)
 MIN_VISIBLE = 150  # pixels of the main view on the first screen, at least
+READ_PX = 18  # every text a class must read, in presentation mode (issue 34, item 7)
 MAIN = {"tokens": '[data-testid="stTable"]', "analogies": CHART, "attention": CHART, "causal_mask": CHART,
         "logit_lens": CHART, "perplexity": '[data-testid="stDataFrame"]', "sampling": ".samp-text",
-        "code": ".lab-code", "fill": CHART, "serving": '[data-testid="stCode"]'}
+        "code": ".lab-code", "fill": CHART, "serving": '[data-testid="stCode"]', "ceiling": CHART,
+        "fossils": '[data-testid="stDataFrame"]'}
 # main views that are text, not charts
 TEXT = {"tokens": '[data-testid="stTable"] td', "sampling": ".samp-text", "code": ".lab-code pre"}
-MEASURE = r"""([main, text]) => {
+# Issue 34, item 7: the smallest size of each kind of text a class must read (null: none on the page), the
+# tables' effective size (st.dataframe draws 14 px on a canvas: times the zoom it is drawn at), and how many pixels
+# of the sidebar show.
+READABLE = r"""(() => {
+  const shown = (sel) => [...document.querySelectorAll(sel)].filter(e => e.getBoundingClientRect().height > 0
+    && e.textContent.trim());
+  const least = (sel) => { const s = shown(sel).map(e => parseFloat(getComputedStyle(e).fontSize));
+    return s.length ? Math.min(...s) : null; };
+  const tables = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stDataFrame"] canvas')]
+    .filter(c => c.offsetWidth > 0).map(c => 14 * c.getBoundingClientRect().width / c.offsetWidth);
+  const bar = document.querySelector('[data-testid="stSidebar"]');
+  const r = bar && bar.getBoundingClientRect();
+  return {caption_min: least('[data-testid="stCaptionContainer"] p, [data-testid="stCaptionContainer"]'),
+          code_min: least('[data-testid="stMain"] [data-testid="stCode"] code'),
+          inline_min: least('[data-testid="stMain"] [data-testid="stMarkdownContainer"] code'),
+          table_min: tables.length ? Math.min(...tables) : null,
+          sidebar_px: r ? Math.max(0, Math.min(r.right, innerWidth) - Math.max(r.left, 0)) : 0}; })()"""
+MEASURE = r"""([main, text]) => { const READABLE = """ + READABLE + r""";
   const px = (sel) => {
     const e = sel && document.querySelector(sel);
     return e ? parseFloat(getComputedStyle(e).fontSize) : null; };
@@ -32,7 +51,8 @@ MEASURE = r"""([main, text]) => {
           thumb: px('[data-testid="stSliderThumbValue"] p'), chart_text: texts.length ? texts[texts.length >> 1] : null,
           chart_text_min: texts.length ? texts[0] : null,
           thumb_clear: thumb ? thumb.getBoundingClientRect().bottom <= handle.top + 1 : null,
-          main_top: m ? m.getBoundingClientRect().top + window.scrollY : null, main_font: px(text)};
+          main_top: m ? m.getBoundingClientRect().top + window.scrollY : null, main_font: px(text),
+          ...READABLE};
 }"""
 
 
@@ -60,3 +80,7 @@ def test_presentation_mode_is_larger_and_the_main_view_is_on_the_first_screen(ap
             assert present[what] > normal[what], (what, normal[what], present[what])
     assert present["thumb_clear"] in (True, None), "a slider's value covers its handle"
     assert present["main_top"] is not None and present["main_top"] <= SCREEN[1] - MIN_VISIBLE, present
+    small = {k: present[k] for k in ("caption_min", "code_min", "inline_min", "table_min")
+             if present[k] is not None and present[k] < READ_PX}
+    assert small == {}, f"text a class must read under {READ_PX} px: {small}"
+    assert present["sidebar_px"] == 0 and normal["sidebar_px"] > 0, (normal["sidebar_px"], present["sidebar_px"])

@@ -49,6 +49,12 @@ PRESENT_CSS = f"""<style>
 .stApp [data-testid="stSliderThumbValue"] {{ transform: translateY(-0.45rem); }}
 .stApp [data-testid="stSliderThumbValue"] p {{ font-size: 1.3rem; line-height: 1.2; }}
 .stApp [data-testid="stSliderTickBar"] p {{ font-size: 1.1rem; }}
+/* every text a class must read is 18 px or more: captions, code blocks and inline commands, the HTML views (em),
+   and the tables: st.dataframe draws on a canvas, so its 14 px are zoomed (x 1.3: 18.2 px) */
+.stApp [data-testid="stCaptionContainer"], .stApp [data-testid="stCaptionContainer"] p {{ font-size: 1.15rem; }}
+.stApp [data-testid="stCode"] pre, .stApp [data-testid="stCode"] code {{ font-size: 1.15rem; }}
+.stApp [data-testid="stMarkdownContainer"] code {{ font-size: 0.9em; }}
+.stApp [data-testid="stMain"] [data-testid="stDataFrame"] {{ zoom: 1.3; }}
 /* in presentation mode every marked two-column block stacks, so charts get the whole width */
 [class*="st-key-{STACK_CLASS}"] {OUTER}:has(> [data-testid="stColumn"]) {{ flex-direction: column; }}
 [class*="st-key-{STACK_CLASS}"] {OUTER} > [data-testid="stColumn"] {{
