@@ -91,6 +91,10 @@ def test_axe_finds_no_wcag_violation_and_every_chart_is_described(tab, path, mod
     labels = page.eval_on_selector_all(CHARTS, "cs => cs.map(c => c.closest('[role=graphics-document]')"
                                                "?.getAttribute('aria-label'))")
     assert all(label and len(label) > 12 for label in labels), labels
+    # and no legend label is cut with an ellipsis (issue 34, item 11: "mostrado como um toke…")
+    cut = page.eval_on_selector_all(f"{CHARTS} svg g.role-legend-label text",
+                                    "ts => ts.map(t => t.textContent).filter(s => s.endsWith('…'))")
+    assert cut == [], cut
 
 
 def test_html_lang_follows_the_readers_language(tab):

@@ -233,6 +233,7 @@ def diff_bars(series: dict[str, list[float]], title: str = "", names: dict | Non
         y=alt.Y("diff:Q", title=words["diff"]),
         tooltip=[alt.Tooltip("series:N", title=words["series"]), alt.Tooltip("layer:O", title=words["layer"]),
                  alt.Tooltip("text:N", title=words["diff"])])
-    bars = base.mark_bar().encode(color=alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom")))
+    bars = base.mark_bar().encode(color=alt.Color("series:N", title=None, legend=alt.Legend(
+        orient="bottom", labelLimit=0)))
     text = base.transform_filter("datum.diff == 0").mark_text(dy=-6, fontSize=9).encode(text="text:N")  # exact 0
     return localized((bars + text).properties(height=260), lang)

@@ -78,7 +78,7 @@ def distribution_chart(values: pd.DataFrame, marks: dict[str, float], title: str
         x=alt.X("start:Q", bin="binned", title=axis), x2="end:Q",
         y=alt.Y("share:Q", stack=None, title=share_axis, axis=alt.Axis(format="%")),
         color=alt.Color("who:N", scale=alt.Scale(range=["#4c78a8", "#e45756"]), title=None,
-                        legend=alt.Legend(orient="top")))
+                        legend=alt.Legend(orient="top", labelLimit=0)))
     rules = pd.DataFrame({"label": list(marks), "value": list(marks.values())})
     lines = alt.Chart(rules).mark_rule(strokeWidth=2, color="#222").encode(x="value:Q")
     words = alt.Chart(rules).mark_text(align="left", dx=4, dy=-6, baseline="bottom").encode(

@@ -28,7 +28,7 @@ def timeline(df: pd.DataFrame, words: dict, lang: str) -> alt.Chart:
         tooltip=[alt.Tooltip("model:N", title=words["model"]), alt.Tooltip("params:Q", format=",", title=words[
             "params"]), alt.Tooltip("date:T", format="%Y-%m", title=words["date"])])
     points = base.mark_point(size=90, filled=True).encode(
-        shape=alt.Shape("kind:N", title=None, legend=alt.Legend(orient="top")),
+        shape=alt.Shape("kind:N", title=None, legend=alt.Legend(orient="top", labelLimit=0)),
         color=alt.Color("kind:N", title=None, legend=None))
     labels = base.mark_text(align="left", dx=7, dy=-6, fontSize=11).encode(text="model:N")
     return localized(alt.layer(points, labels, title=words["title"]).properties(height=320), lang)
@@ -41,7 +41,8 @@ def by_context(df: pd.DataFrame, words: dict, lang: str) -> alt.Chart:
         y=alt.Y("params:Q", title=words["params"], scale=alt.Scale(type="log"), axis=alt.Axis(format="~s")),
         tooltip=[alt.Tooltip("model:N", title=words["model"]), alt.Tooltip("params:Q", format=",", title=words[
             "params"]), alt.Tooltip("context:Q", format=",", title=words["context"])])
-    points = base.mark_circle(size=90).encode(color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="top")))
+    points = base.mark_circle(size=90).encode(color=alt.Color("kind:N", title=None, legend=alt.Legend(
+        orient="top", labelLimit=0)))
     labels = base.mark_text(align="left", dx=7, dy=-6, fontSize=11).encode(text="model:N")
     return localized(alt.layer(points, labels, title=words["title"]).properties(height=320), lang)
 
@@ -53,7 +54,8 @@ def split(rows: list[dict], part_words: dict, words: dict, lang: str) -> alt.Cha
     return localized(alt.Chart(df, title=words["title"]).mark_bar().encode(
         y=alt.Y("model:N", title=None, sort=[r["name"] for r in rows]),
         x=alt.X("params:Q", stack="normalize", title=words["share"], axis=alt.Axis(format="%")),
-        color=alt.Color("part:N", title=None, sort=[part_words[p] for p in PARTS], legend=alt.Legend(orient="top")),
+        color=alt.Color("part:N", title=None, sort=[part_words[p] for p in PARTS], legend=alt.Legend(
+            orient="top", labelLimit=0)),
         order="order:Q",
         tooltip=[alt.Tooltip("model:N", title=words["model"]), alt.Tooltip("part:N", title=words["part"]),
                  alt.Tooltip("params:Q", format=",", title=words["params"])]).properties(height=24 * len(rows) + 40),

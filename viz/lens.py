@@ -85,7 +85,7 @@ def grid(frame: pd.DataFrame, labels: list[str], offset: int = 0, title: str = "
                  *[alt.Tooltip(f"guess{j + 1}:N", title=f"{words['guess']} {j + 1}") for j in range(k)]])
     cells = base.mark_rect(stroke="#ffffff", strokeWidth=0.5).encode(
         color=alt.Color("p:Q", title=words["p"], scale=alt.Scale(scheme="blues", domain=[0, 1]),
-                        legend=alt.Legend(orient="bottom", direction="horizontal")))
+                        legend=alt.Legend(orient="bottom", direction="horizontal", labelLimit=0)))
     text = base.mark_text(fontSize=10).encode(text="text:N", color=alt.Color("ink:N", scale=None))
     return localized((cells + text).resolve_scale(color="independent").properties(
         width=alt.Step(CELL_W), height=alt.Step(CELL_H)), lang)

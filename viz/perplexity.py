@@ -52,7 +52,8 @@ def bits_chart(frame: pd.DataFrame, title: str, y_title: str, legend: dict[str, 
         tooltip=[alt.Tooltip("model:N"), alt.Tooltip("bits_per_byte:Q", format=".3f"),
                  alt.Tooltip("ppl:Q", format=".2f"), alt.Tooltip("ppl_per_word:Q", format=".1f")],
     )
-    bars = base.mark_bar().encode(color=alt.Color("kind_label:N", title=None, legend=alt.Legend(orient="bottom")))
+    bars = base.mark_bar().encode(color=alt.Color("kind_label:N", title=None, legend=alt.Legend(
+        orient="bottom", labelLimit=0)))
     text = base.mark_text(align="left", dx=4).encode(text=alt.Text("bits_per_byte:Q", format=".2f"))
     chart = (bars + text).properties(height=alt.Step(34), padding={"top": 8, "left": 5, "right": 5, "bottom": 5},
                                      title=alt.TitleParams(title, anchor="start", offset=12, frame="bounds"))

@@ -55,7 +55,7 @@ def stages_chart(frame: pd.DataFrame, names: dict | None = None, lang: str = "en
         x=alt.X("p:Q", title=n["p"], scale=alt.Scale(domain=[0, 1])),
         y=alt.Y("token:N", title=None, sort=alt.EncodingSortField("rank", order="ascending"),
                 axis=alt.Axis(labelOverlap=False, labelLimit=110)),
-        color=alt.Color("mark_name:N", title=None, legend=alt.Legend(orient="bottom"),
+        color=alt.Color("mark_name:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=0),
                         scale=alt.Scale(domain=[n[m] for m in MARKS], range=list(MARK_COLOURS))),
         tooltip=[alt.Tooltip("token:N", title=n["token"]), alt.Tooltip("stage_name:N", title=n["stage"]),
                  alt.Tooltip("p:Q", title=n["p"], format=".4f")],
@@ -83,7 +83,7 @@ def cumulative_chart(frame: pd.DataFrame, top_p: float, names: dict | None = Non
     base = alt.Chart(data).encode(x=x, y=alt.Y("cumulative:Q", title=n["cumulative"], scale=alt.Scale(domain=[0, 1])))
     line = base.mark_line(color="#94a3b8")
     points = base.mark_circle(size=60).encode(
-        color=alt.Color("mark_name:N", title=None, legend=alt.Legend(orient="bottom"),
+        color=alt.Color("mark_name:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=0),
                         scale=alt.Scale(domain=[n["kept"], n["removed"]], range=["#2563eb", "#cbd5e1"])),
         tooltip=[alt.Tooltip("token:N", title=n["token"]), alt.Tooltip("cumulative:Q", format=".4f")])
     rule = alt.Chart(pd.DataFrame({"y": [top_p]})).mark_rule(color="#ea580c", strokeDash=[4, 3]).encode(
