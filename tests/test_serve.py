@@ -328,10 +328,13 @@ def test_a_client_that_hangs_up_without_streaming_frees_its_slot(course):
         conn.sock.shutdown(2)  # the client goes away before its answer
         conn.close()
         start = time.monotonic()
-        while s.active() and time.monotonic() - start < 10:
+        while s.active() and time.monotonic() - start < 60:
             time.sleep(0.02)
-        assert s.active() == 0 and time.monotonic() - start < 5  # 200 tokens take far longer than a step
-        assert s.post(GOOD)[0] == 200
+        freed_s = time.monotonic() - start
+        assert s.active() == 0
+        start = time.monotonic()  # the same 200 tokens for a client that stays: a ratio, not seconds, so a busy
+        assert s.post({**GOOD, "max_tokens": 200})[0] == 200  # machine slows both alike (CI: 6.1 s against 5 s)
+        assert freed_s < (time.monotonic() - start) / 2, freed_s  # freed at the next step, not at the end
 
 
 def test_health_answers_while_a_4_mb_prompt_is_refused(course):
