@@ -6,6 +6,7 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+WORKERS ?= 2
 
 .PHONY: run test check lint bench mutants
 
@@ -28,16 +29,17 @@ $(A11Y): tests/a11y/package.json tests/a11y/package-lock.json
 	cd tests/a11y && npm ci --no-audit --no-fund --silent
 	touch $@
 
+# Every test, on WORKERS processes (pytest-xdist; a module's tests stay on one worker, so a module's shared server
+# and fixtures are set up once): `make test WORKERS=0` runs in one process. docs/testing.md has the timings.
 test: $(VENV)/.installed-dev $(A11Y)
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile) --durations=25
 
 # The markers are registered in tests/conftest.py; docs/testing.md says what each leaves out and what
 # -n (pytest-xdist workers) gained. `make check WORKERS=0` runs in one process.
-WORKERS ?= 2
 check: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -q -n $(WORKERS) -m "not browser and not slow"
+	$(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS)) -m "not browser and not slow"
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m lab bench --json
