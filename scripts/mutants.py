@@ -29,7 +29,10 @@ TESTS = {  # module -> its fast tests
                     "tests/test_mistakes_ceiling.py::test_the_forced_error_summary_equals_transformers"],
     "lab.fill": ["tests/test_fill.py::test_the_table_equals_a_direct_loop_and_the_decoders_softmax",
                  "tests/test_fill.py::test_the_trophy_pair_what_each_model_can_use_for_it"],
-    "lab.tokens": ["tests/test_tokens.py::test_premium_equals_tiktoken_ratio"],
+    "lab.tokens": ["tests/test_tokens.py::test_premium_equals_tiktoken_ratio",
+                   "tests/test_tokens.py::test_counts_equal_tiktoken",
+                   "tests/test_tokens.py::test_empty_and_wordless_text_divide_sanely",
+                   "tests/test_tokens.py::test_length_mismatch_on_hand_counted_lengths"],
 }
 FUNCTIONS = {  # the functions whose mutants count (the module's statistics and estimates)
     "lab.detect.evaluation": ["oriented", "auroc", "roc", "rates", "base_rate", "groups", "evaluate"],

@@ -437,3 +437,16 @@ def test_benchmark_entry_shape(monkeypatch):
     assert entry["target"] == 1.3 and entry["ok"] == (entry["ratio"] <= 1.3)
     assert entry["ratio"] == pytest.approx(entry["project_s"] / entry["reference_s"], rel=1e-2)
     assert set(entry) >= {"name", "project_s", "reference_s", "ratio", "target", "ok"}
+
+
+def test_length_mismatch_on_hand_counted_lengths():
+    """pt / en characters (ends stripped) outside 0.6-1.7 is no translation: the ratio is returned; inside, on either
+    edge, or with an empty side, None. Lengths counted by hand: 100 characters of English each time."""
+    en = "  " + "e" * 100 + "\n"  # 100 once stripped
+    assert tokens.TRANSLATION_RATIO == (0.6, 1.7)
+    assert tokens.length_mismatch(en, "p" * 100) is None
+    assert tokens.length_mismatch(en, "p" * 60) is None and tokens.length_mismatch(en, "p" * 170) is None  # edges
+    assert tokens.length_mismatch(en, " " + "p" * 59 + " ") == 0.59
+    assert tokens.length_mismatch(en, "p" * 171) == 1.71
+    assert tokens.length_mismatch(en, "p" * 25) == 0.25
+    assert tokens.length_mismatch(" \n", "p" * 25) is None and tokens.length_mismatch(en, "  ") is None
