@@ -325,6 +325,7 @@ def test_bad_model_names_on_every_model_command(fast_load, case_files):
                                      "the cat"],
         "loadtest --in-process": lambda v: ["loadtest", "--json", "--in-process", v, "--requests", "1",
                                             "--max-tokens", "1"],
+        "loadtest --serve": lambda v: ["loadtest", "--json", "--serve", v, "--requests", "1", "--max-tokens", "1"],
     }
     names = CASES + EXTRA_NAMES
     n = sweep(forms, names, expect_2=True)
@@ -334,7 +335,7 @@ def test_bad_model_names_on_every_model_command(fast_load, case_files):
                 "detect --file": lambda v: ["detect", "--model", fast_load["gpt2"], "--file", v]},
                [(k, v) for k, v in names if v not in (str(ROOT / "tests" / "bad_inputs.py"), os.devnull)],
                expect_2=True)
-    assert n == 19 * len(names) - 5 * 2
+    assert n == 20 * len(names) - 5 * 2
 
 
 def test_bad_names_on_models_prefetch_bench_and_encodings(monkeypatch, tmp_path):

@@ -428,3 +428,15 @@ def test_the_load_test_on_a_keyed_server_and_on_ipv6_loopback(server, capsys):
         err = capsys.readouterr().err
         assert "HTTP 401" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert loadtest.check("http://[::1]:8000", 1, 1).hostname == "::1"
+
+
+def test_loadtests_server_flags_go_with_serve_only(capsys):
+    """--batching, --no-batching and --no-cache are the server's: with --url or --in-process they are one line
+    and exit 2, before any request."""
+    from lab.cli import main
+
+    for argv in (["--url", "http://127.0.0.1:9", "--no-cache"], ["--in-process", "course-gpt2", "--batching", "off"],
+                 ["--url", "http://127.0.0.1:9", "--no-batching"]):
+        assert main(["loadtest", *argv, "--requests", "1"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == "lab: error: --batching, --no-batching and --no-cache are the server's: they go with --serve"
