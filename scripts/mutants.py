@@ -6,6 +6,7 @@ Not part of CI or `make test`. Counts and the equivalent mutants: docs/testing.m
 from __future__ import annotations
 
 import collections
+import os
 import shutil
 import subprocess
 import sys
@@ -54,6 +55,7 @@ also_copy=
     app_pages
     assets
 pytest_add_cli_args=-p no:cacheprovider -q
+timeout_constant=10
 """
 
 
@@ -69,7 +71,11 @@ def run(module: str) -> dict[str, int]:
     shutil.rmtree(ROOT / "mutants", ignore_errors=True)
     configure(module)
     names = [f"{module}.x_{f}__mutmut_*" for f in FUNCTIONS[module]]
-    subprocess.run(["nice", "-n", "10", MUTMUT, "run", *names], cwd=ROOT, check=False)
+    # mutmut's limit is CPU seconds, (test time + timeout_constant) x 30: a test whose model fixture loads in the
+    # forked child spends far more than its measured call (lab.fill: every mutant timed out at the default 1 s);
+    # one torch thread per child, so the CPU seconds are the wall seconds
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    subprocess.run(["nice", "-n", "10", MUTMUT, "run", *names], cwd=ROOT, check=False, env=env)
     out = subprocess.run([MUTMUT, "results", "--all", "true"], cwd=ROOT, capture_output=True, text=True).stdout
     counts = collections.Counter()
     for line in out.splitlines():
