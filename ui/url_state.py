@@ -137,6 +137,20 @@ def publish() -> None:
         run.bound, run.extra = {}, {}
 
 
+def differs_from(params: dict[str, str]) -> bool:
+    """Whether an input this run bound holds another value than `params` (link texts) give it, an input they
+    leave out counting as its default: the lesson bar's "back to the step"."""
+    run = _run.get()
+    for key, (default, codec) in (run.bound if run is not None else {}).items():
+        try:
+            wanted = codec.parse(params[key]) if key in params else default
+        except LinkValueError:
+            wanted = default
+        if not _same(st.session_state.get(key, default), wanted):
+            return True
+    return False
+
+
 def put(key: str, value: str | None) -> None:
     """Set (or, with None, remove) a parameter that is not a page input: the sidebar's ?lang=, ?model=,
     ?present=. Written with the page's inputs at the end of the run, so one change is one history entry."""
