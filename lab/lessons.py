@@ -17,6 +17,7 @@ text's; `python -m lab lesson check` then opens every step for real and refuses 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ def _fail(where: str, problem: str):
     raise LessonError(f"{where}: {problem}", where=where, problem=problem)
 
 
+@functools.cache
 def catalogue() -> dict:
     """{page: {link parameter: {"kind", range or options}}}, as the pages bound them (lab/data/lesson_inputs.json)."""
     return json.loads(INPUTS_FILE.read_text(encoding="utf-8"))
@@ -80,9 +82,21 @@ def link_text(value) -> str | None:
     return None
 
 
-def link_params(step: Step) -> dict[str, str]:
-    """The step's inputs as query parameters."""
-    return {k: link_text(v) for k, v in step.inputs.items()}
+def _formatted(value, spec: dict) -> str | None:
+    """A checked value as its page's link writes it (a real 0.0 as "0", as ui/url_codecs.real does)."""
+    if spec.get("kind") == "real":
+        return format(float(value), ".10g")
+    if spec.get("kind") == "integer":
+        return str(int(value))
+    return link_text(value)
+
+
+def link_params(step: Step, short: bool = False) -> dict[str, str]:
+    """The step's inputs as query parameters, written as the page writes them; `short`: without the values equal
+    to their default (the page leaves those out of its link too)."""
+    specs = catalogue().get(step.page, {})
+    params = {k: _formatted(v, specs.get(k, {})) for k, v in step.inputs.items()}
+    return {k: v for k, v in params.items() if not (short and v == specs.get(k, {}).get("default"))}
 
 
 def _value_problem(value, spec: dict) -> str | None:

@@ -33,8 +33,15 @@ EXTRA: list[tuple[str, dict]] = [("perplexity", {"ppl_source": "own"}), ("detect
                                  ("ceiling", {"ceil_source": "own"}), ("serving", {"serve_source": "url"})]
 
 
-def describe(codec) -> dict:
-    """A codec as the catalogue keeps it: its kind and range or options (link text)."""
+def describe(codec, default) -> dict:
+    """A codec as the catalogue keeps it: its kind, range or options and default (link text; a text's default is
+    the UI language's, so none is kept)."""
+    if codec.kind == "text":
+        return {"kind": "text", "max": codec.shape[0]}
+    return _shape(codec) | {"default": codec.format(default)}
+
+
+def _shape(codec) -> dict:
     shape = codec.shape
     if codec.kind in ("choice", "choices"):
         return {"kind": codec.kind, "options": list(shape)}
@@ -42,8 +49,6 @@ def describe(codec) -> dict:
         return {"kind": "integer", "lo": shape[0], "hi": shape[1]}
     if codec.kind == "real":
         return {"kind": "real", "lo": shape[0], "hi": shape[1], "least": shape[2]}
-    if codec.kind == "text":
-        return {"kind": "text", "max": shape[0]}
     return {"kind": codec.kind}
 
 
@@ -59,7 +64,7 @@ def merge(old: dict | None, new: dict) -> dict:
 
 
 def page_inputs(at: AppTest) -> dict:
-    """{page: {key: codec}} that the session bound so far."""
+    """{page: {key: (codec, default)}} that the session bound so far."""
     from ui.url_state import INPUTS
 
     return at.session_state[INPUTS] if INPUTS in at.session_state else {}
@@ -87,8 +92,8 @@ def inputs() -> dict:
         at = open_view(page, params)
         if at.exception:
             raise SystemExit(f"{page}: {at.exception[0].value}")
-        for key, codec in page_inputs(at).get(page, {}).items():
-            catalogue.setdefault(page, {})[key] = merge(catalogue.get(page, {}).get(key), describe(codec))
+        for key, (codec, default) in page_inputs(at).get(page, {}).items():
+            catalogue.setdefault(page, {})[key] = merge(catalogue.get(page, {}).get(key), describe(codec, default))
         print(page, len(catalogue.get(page, {})), file=sys.stderr)
     return {p: dict(sorted(catalogue.get(p, {}).items())) for p in lessons.PAGES}
 

@@ -109,7 +109,7 @@ def test_every_shipped_lesson_loads_and_covers_the_chapters():
 
 def test_the_catalogue_names_every_page():
     assert set(lessons.catalogue()) == set(lessons.PAGES)
-    assert lessons.catalogue()["attention"]["attn_layer"] == {"kind": "integer", "lo": 0, "hi": 3}
+    assert lessons.catalogue()["attention"]["attn_layer"] == {"kind": "integer", "lo": 0, "hi": 3, "default": "0"}
 
 
 @pytest.mark.slow

@@ -28,7 +28,7 @@ from ui.i18n import lang, t
 KEY = "_lesson"  # session: {"name", "shown": the step applied in this session (None: apply again)}
 NOTES = "lesson_notes"  # the "presenter notes" toggle
 NOTICE = "_lesson_notice"  # session: a notice about the link, shown once by the bar
-KEPT = ("lang", "present")  # parameters a step keeps from the URL; everything else is the step's
+KEPT = ("present", "room")  # parameters a step keeps from the URL; everything else is the step's
 KEYS_JS = """<script>
 (() => {
   const root = window.parent && window.parent.document ? window.parent : window;
@@ -39,9 +39,15 @@ KEYS_JS = """<script>
     let which = null;
     if (e.key === "PageDown" || (e.key === "ArrowRight" && !typing)) which = "next";
     if (e.key === "PageUp" || (e.key === "ArrowLeft" && !typing)) which = "prev";
-    if (!which || e.altKey || e.ctrlKey || e.metaKey) return;
-    const button = root.document.querySelector(`.st-key-lesson_${which} button:not([disabled])`);
-    if (button) { e.preventDefault(); button.click(); }
+    if (!which || e.altKey || e.ctrlKey || e.metaKey || !root.document.querySelector(".st-key-lesson-bar")) return;
+    e.preventDefault();
+    let tries = 30;  // during a run the bar's buttons are redrawn: wait for them (3 s at most)
+    const press = () => {
+      const button = root.document.querySelector(`.st-key-lesson_${which} button`);
+      if (button && !button.disabled) button.click();
+      else if (!button && tries-- > 0) setTimeout(press, 100);
+    };
+    press();
   }, true);
 })();
 </script>"""
@@ -77,11 +83,12 @@ def _step_from_url(lesson: lessons.Lesson, fallback: int) -> int:
 
 
 def step_params(lesson: lessons.Lesson, k: int) -> dict[str, str]:
-    """The URL of step k: its inputs, the lesson and step, the model, and the reader's language and mode."""
+    """The URL of step k, as the page will write it when its run ends (so that a step is one history entry, and
+    Back walks the steps): its inputs, the lesson and step, the model, the language, the mode, the room."""
     kept = {p: st.query_params[p] for p in KEPT if p in st.query_params}
-    room = {"room": st.query_params["room"]} if "room" in st.query_params else {}
-    return kept | room | {"model": lesson.model or DEFAULT_OFFLINE, "lesson": lesson.name, "step": str(k)} \
-        | lessons.link_params(lesson.steps[k - 1])
+    step = lesson.steps[k - 1]
+    return kept | {"lang": lang(), "model": lesson.model or DEFAULT_OFFLINE, "lesson": lesson.name, "step": str(k)} \
+        | lessons.link_params(step, short=True) | {url_state.MARKER: step.page}
 
 
 def _apply(lesson: lessons.Lesson, k: int, here: str) -> None:
@@ -97,7 +104,8 @@ def _apply(lesson: lessons.Lesson, k: int, here: str) -> None:
     params = step_params(lesson, k)
     if here != step.page:
         st.switch_page(f"app_pages/{step.page}.py", query_params=params)
-    st.query_params.from_dict(params)
+    if st.query_params.to_dict() != params:  # a link of the bar already carries them: writing again is an entry more
+        st.query_params.from_dict(params)
 
 
 def _current(here: str) -> tuple[lessons.Lesson, int] | None:
@@ -113,12 +121,26 @@ def _current(here: str) -> tuple[lessons.Lesson, int] | None:
         url_state.put("step", None)
         return None
     same = state.get("name") == lesson.name
-    k = rooms.step(lesson) or _step_from_url(lesson, (state.get("shown") or 1) if same else 1)
+    pending = state.pop("pending", None) if same else None
+    k = rooms.step(lesson) or pending or _step_from_url(lesson, (state.get("shown") or 1) if same else 1)
+    if not pending:
+        _skip_the_way(lesson, k, here, state.get("shown") if same else None)
     if not same or state.get("shown") != k:
         _apply(lesson, k, here)
     url_state.put("lesson", lesson.name)
     url_state.put("step", str(k))
     return lesson, k
+
+
+def _skip_the_way(lesson: lessons.Lesson, k: int, here: str, shown: int | None) -> None:
+    """Back/Forward onto the entry Streamlit leaves on the way of a page switch (the old page's path with the new
+    step's address, which no step is): the browser goes on one more entry, the way it was going (back when it
+    leaves step k, forward when it comes to it), and this run stops before it writes anything."""
+    if not url_state.history_entry() or lesson.steps[k - 1].page == here:
+        return
+    way = "back" if shown == k else "forward"
+    st.html(f"<script>(window.parent || window).history.{way}();</script>", unsafe_allow_javascript=True)
+    st.stop()
 
 
 @contextlib.contextmanager
@@ -138,8 +160,10 @@ def presenting(nav) -> Iterator[None]:
 
 
 def _move(k: int) -> None:
-    """A button's callback: the bar's move to step k (through ?step=, as every move goes)."""
-    st.query_params["step"] = str(k)
+    """Previous/next (a button's callback, or a clicker's key pressing it): step k is applied on this run. Kept in
+    the session, not written to the URL here: the step's own address is then the one history entry a move leaves
+    on one page (a move to another page leaves two: Streamlit writes the address before it switches)."""
+    st.session_state.setdefault(KEY, {})["pending"] = k
 
 
 def _back(lesson: lessons.Lesson) -> None:
