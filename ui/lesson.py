@@ -22,7 +22,7 @@ import streamlit as st
 
 from lab import lessons
 from lab.models import DEFAULT_OFFLINE
-from ui import presentation, rooms, url_state
+from ui import messages, presentation, rooms, url_state
 from ui.i18n import lang, t
 
 KEY = "_lesson"  # session: {"name", "shown": the step applied in this session (None: apply again)}
@@ -64,7 +64,7 @@ def _load(name: str) -> lessons.Lesson | None:
         return lessons.named(name)
     except lessons.LessonError as e:
         _problem(t("This lesson cannot be opened, so the page shows on its own:",
-                   "Esta lição não pode ser aberta; a página aparece sozinha:"), str(e))
+                   "Esta lição não pode ser aberta; a página aparece sozinha:"), messages.text(e))
         return None
 
 
@@ -111,7 +111,8 @@ def _apply(lesson: lessons.Lesson, k: int, here: str) -> None:
 def _current(here: str) -> tuple[lessons.Lesson, int] | None:
     """The lesson and step this run shows (applying a step not yet shown), or None outside a lesson."""
     state = st.session_state.get(KEY) or {}
-    name = st.query_params.get("lesson") or state.get("name")
+    followed = rooms.followed()  # (lesson, step) of the room this student follows, or None
+    name = (followed or (None,))[0] or st.query_params.get("lesson") or state.get("name")
     if name is None:
         return None
     lesson = _load(name)
@@ -122,13 +123,16 @@ def _current(here: str) -> tuple[lessons.Lesson, int] | None:
         return None
     same = state.get("name") == lesson.name
     pending = state.pop("pending", None) if same else None
-    k = rooms.step(lesson) or pending or _step_from_url(lesson, (state.get("shown") or 1) if same else 1)
-    if not pending:
-        _skip_the_way(lesson, k, here, state.get("shown") if same else None)
+    k = followed[1] if followed and 1 <= followed[1] <= len(lesson.steps) else None
+    if k is None:
+        k = pending or _step_from_url(lesson, (state.get("shown") or 1) if same else 1)
+        if not pending:
+            _skip_the_way(lesson, k, here, state.get("shown") if same else None)
     if not same or state.get("shown") != k:
         _apply(lesson, k, here)
     url_state.put("lesson", lesson.name)
     url_state.put("step", str(k))
+    rooms.teach(lesson.name, k)  # the teacher's session moves its room to this step
     return lesson, k
 
 
