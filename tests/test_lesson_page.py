@@ -26,7 +26,7 @@ def test_a_link_opens_the_steps_page_with_its_inputs():
     assert (at.session_state["attn_layer"], at.session_state["attn_head"]) == (2, 3)
     assert at.session_state["attn_metric"] == "previous" and at.session_state["model"] == "course-gpt2"
     assert bar_text(at) == "**Many heads, and the line that makes a model causal (chapter 04)** · step 2 of 5"
-    assert labels(at) == ["← Previous", "Next →", "Leave the lesson"]  # nothing changed: no "back to the step"
+    assert labels(at) == ["← Previous", "Next →", "Start a room", "Leave the lesson"]  # no "back to the step"
     assert any(c.value.startswith("Teacher's note: Layer 2, head 3") for c in at.caption)
 
 
@@ -98,8 +98,55 @@ def test_garbage_in_the_link_gives_a_notice(params, warning):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("case", "text"), CASES, ids=[c for c, _ in CASES])
-def test_the_bad_input_matrix_as_lesson_and_step(case, text):
-    """Every case as ?lesson= and as ?step=: a notice or nothing, never an exception."""
+def test_the_bad_input_matrix_as_lesson_step_and_room(case, text):
+    """Every case as ?lesson=, ?step= and ?room=: a notice or nothing, never an exception."""
     text = text[:3000].replace("\x00", "")  # what a URL can carry to the server
     open_page(None, lesson=text)
     open_page(None, lesson="03-attention-trophy", step=text)
+    open_page(None, room=text)
+
+
+def test_a_room_started_by_the_teacher_is_followed_by_a_student():
+    from lab import rooms
+
+    teacher = open_page(None, lesson="03-attention-trophy", step="1", lang="pt")
+    teacher.button(key="room_start").click().run()
+    assert "Abrir uma sala" in [b.label for b in open_page(None, lesson=LESSON, lang="pt").button]
+    code = teacher.session_state["_room_teacher"]["code"]
+    secret = teacher.session_state["_room_teacher"]["secret"]
+    assert rooms.CODE.fullmatch(code) and all(secret not in str(v) for v in teacher.query_params.values())
+    assert any(f"/?room={code}" in m.value for m in teacher.markdown)
+    assert any(m.value.startswith(f"Sala **`{code}`**, aberta por mais 2 h 59 min") for m in teacher.markdown)
+    assert any("<svg" in h.proto.body and "QR code de /?room=" in h.proto.body for h in teacher.get("html"))
+    student = open_page(None, room=code)
+    assert student.query_params["step"] == "1" and student.query_params["room"] == code
+    assert "room_start" not in [b.key for b in student.button]  # a student cannot start or move the room
+    assert student.button(key="lesson_next").disabled  # following: the bar's own moves are off
+    teacher.button(key="lesson_next").click().run()
+    teacher.button(key="lesson_next").click().run()
+    assert rooms.store().get(code).step == 3
+    student.run()
+    assert student.query_params["step"] == "3" and student.query_params["view"] == "causal_mask"
+    student.toggle(key="room_follow").set_value(False).run()  # exploring
+    student.button(key="lesson_prev").click().run()
+    assert student.query_params["step"] == "2" and rooms.store().get(code).step == 3
+    student.toggle(key="room_follow").set_value(True).run()  # one click to rejoin
+    assert student.query_params["step"] == "3"
+
+
+@pytest.mark.parametrize(("room", "warning"), [
+    ("ZZZZZZ", "There is no room ZZZZZZ"), ("<b>x</b>", "That is not a room code"), ("", "That is not a room code"),
+])
+def test_a_bad_room_code_gives_a_notice_and_the_lesson_works_alone(room, warning):
+    at = open_page(None, room=room, lesson="03-attention-trophy", step="2")
+    assert any(w.value.startswith(warning) for w in at.warning), [w.value for w in at.warning]
+    assert at.query_params["step"] == "2" and at.query_params["view"] == "attention"
+
+
+def test_an_unreachable_room_store_gives_a_notice(monkeypatch):
+    from lab.testing.browser import free_port
+
+    monkeypatch.setenv("LAB_ROOMS_URL", f"redis://127.0.0.1:{free_port()}/0")
+    at = open_page(None, room="ABCDEF", lesson="03-attention-trophy", step="2", lang="pt")
+    assert any(w.value.startswith("O servidor das salas não responde agora") for w in at.warning)
+    assert at.query_params["view"] == "attention"

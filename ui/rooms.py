@@ -26,6 +26,7 @@ TEACH = "_room_teacher"  # session: {"code", "secret", "lesson", "step"} of the 
 JOINED = "_room_joined"  # session: the code this session follows (kept across page switches)
 SEEN = "_room_seen"  # session: whether the joined room answered on this run
 FOLLOW = "room_follow"  # the "Following the teacher" toggle
+FOLLOWING = "_room_following"  # session: its value, kept outside the widget (a page switch drops widget state)
 POLL_S = 1.0  # a student's page follows the teacher within this plus one run
 
 
@@ -46,7 +47,7 @@ def _code() -> str | None:
         st.session_state.pop(JOINED, None)
         return None
     if st.session_state.get(JOINED) != code:
-        st.session_state[JOINED], st.session_state[FOLLOW] = code, True
+        st.session_state[JOINED], st.session_state[FOLLOWING] = code, True
     return code
 
 
@@ -65,7 +66,7 @@ def followed() -> tuple[str, int] | None:
                                          " A lição, se o link indicar uma, funciona sozinha."))
         return None
     st.session_state[SEEN] = True
-    return (room.lesson, room.step) if st.session_state.get(FOLLOW, True) else None
+    return (room.lesson, room.step) if st.session_state.get(FOLLOWING, True) else None
 
 
 def teach(lesson: str, k: int) -> None:
@@ -98,12 +99,17 @@ def follower_bar(lesson, k: int) -> bool:
     code = st.session_state.get(JOINED)
     if code is None or _teacher_of(code) or not st.session_state.get(SEEN):
         return False
+    st.session_state[FOLLOW] = st.session_state.get(FOLLOWING, True)
     on = st.toggle(t(f"Following the teacher (room {code})", f"Seguindo o professor (sala {code})"), key=FOLLOW,
-                   help=t("Off: explore on your own. On again: back to the class's step.",
+                   on_change=_following_changed, help=t("Off: explore on your own. On again: back to the class's step.",
                           "Desligado: explore sozinho. Ligado de novo: volta ao passo da turma."))
     if on:
         _poll(code, lesson.name, k)
     return on
+
+
+def _following_changed() -> None:
+    st.session_state[FOLLOWING] = st.session_state[FOLLOW]
 
 
 def _start(lesson: str, k: int) -> None:
