@@ -3,6 +3,8 @@ bar in both languages, the note hidden in presentation mode, "back to the step",
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from lab import lessons
@@ -117,7 +119,9 @@ def test_a_room_started_by_the_teacher_is_followed_by_a_student():
     assert rooms.CODE.fullmatch(code) and all(secret not in str(v) for v in teacher.query_params.values())
     assert any(f"/?room={code}" in m.value for m in teacher.markdown)
     assert any(m.value.startswith(f"Sala **`{code}`**, aberta por mais 2 h 59 min") for m in teacher.markdown)
-    assert any("<svg" in h.proto.body and "QR code de /?room=" in h.proto.body for h in teacher.get("html"))
+    qr = [i.proto.imgs[0] for i in teacher.get("image") if i.proto.imgs[0].caption == "QR code do link dos alunos"]
+    assert len(qr) == 1 and qr[0].url.startswith("data:image/svg+xml;base64,")
+    assert f"/?room={code}".encode() in base64.b64decode(qr[0].url.split(",", 1)[1])  # segno's <title>
     student = open_page(None, room=code)
     assert student.query_params["step"] == "1" and student.query_params["room"] == code
     assert "room_start" not in [b.key for b in student.button]  # a student cannot start or move the room

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import html
 import time
 from urllib.parse import urlsplit
 
@@ -135,7 +134,7 @@ def qr_svg(link: str) -> str:
     """The link as a QR code, an inline SVG drawn offline (segno)."""
     import segno
 
-    return segno.make(link, error="m").svg_inline(scale=5, border=2, dark="#000", light="#fff")
+    return segno.make(link, error="m").svg_inline(scale=5, border=2, dark="#000", light="#fff", title=link)
 
 
 def teacher_panel(lesson, k: int) -> None:
@@ -157,5 +156,5 @@ def teacher_panel(lesson, k: int) -> None:
                             "more. Students open:", f"Sala **`{teach['code']}`**, aberta por mais {num(minutes // 60)}"
                             f" h {num(minutes % 60)} min. Os alunos abrem:"))
         code_col.markdown(f"[{link}]({link})")
-        qr_col.html(f'<div role="img" aria-label="{html.escape(t("QR code of ", "QR code de ") + link)}">'
-                    f"{qr_svg(link)}</div>")
+        qr_col.image(qr_svg(link), caption=t("QR code of the students' link", "QR code do link dos alunos"),
+                     width=180)  # an SVG image (st.html would strip the <svg>)
