@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lab import lessons
+from tests.bad_inputs import CASES
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = """\
@@ -156,3 +157,22 @@ def test_every_shipped_lesson_passes_check():
     steps = sum(len(lessons.load(f).steps) for f in files)
     lines = done.stdout.splitlines()
     assert done.returncode == 0 and len(lines) == steps and all(line.endswith(": ok") for line in lines), done.stdout
+
+
+@pytest.mark.parametrize(("case", "text"), CASES, ids=[c for c, _ in CASES])
+def test_the_bad_input_matrix_as_a_lesson_file(case, text, tmp_path, capsys):
+    """Every case of tests/bad_inputs.py as a lesson file's whole content, and as a step's note: `lesson check`
+    prints one line naming the file and exits 2; never a traceback."""
+    from lab.cli import main
+
+    whole = tmp_path / "whole.yaml"
+    whole.write_bytes(text.encode("utf-8", "replace"))
+    assert main(["lesson", "check", str(whole)]) == 2
+    out = capsys.readouterr()
+    assert out.err == "" and len(out.out.splitlines()) == 1 and out.out.startswith(f"{whole}: ")
+    try:  # as a note: loaded as it is, or refused with a LessonError (too long, empty, not YAML), nothing else
+        got = lesson(GOOD.replace('"Five seeds."', json.dumps(text, ensure_ascii=False)))
+    except lessons.LessonError as e:
+        assert e.details["where"].startswith(("step 2, note.en", "line ", "file")), str(e)
+    else:
+        assert got.steps[1].note["en"] == text
