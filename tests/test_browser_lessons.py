@@ -123,3 +123,15 @@ def test_students_in_a_room_follow_the_teacher(app_url):
         explorer.locator(".st-key-lesson-bar label").filter(has_text="Following the teacher").first.click()
         at_step(explorer, 4, path="causal_mask")  # rejoined
         assert not any(p.dialogs for p in [teacher, *students])
+
+
+def test_an_arrow_key_on_a_slider_moves_the_slider_not_the_step(app_url):
+    with chromium() as browser:
+        page = new_page(browser)
+        page.goto(f"{app_url}/?lesson=07-sampling&step=2")
+        at_step(page, 2, path="sampling")
+        page.locator('[data-testid="stMain"] [data-testid="stSlider"] input').first.focus()  # input type=range
+        page.keyboard.press("ArrowRight")
+        page.wait_for_selector(".st-key-lesson_back button", timeout=TIMEOUT)  # the slider moved: "back to the step"
+        wait_idle(page, TIMEOUT)
+        assert re.search(r"\bstep=2\b", page.url) and "step 2 of 5" in page.locator(BAR).first.text_content()

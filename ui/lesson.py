@@ -35,7 +35,10 @@ KEYS_JS = """<script>
   if (root.__lessonKeys) return;
   root.__lessonKeys = true;
   root.document.addEventListener("keydown", (e) => {
-    const typing = e.target.closest && e.target.closest("input, textarea, select, [contenteditable=true]");
+    // arrows belong to whatever has the focus and uses them: a text box, a slider, a list, radio buttons, tabs
+    const typing = e.target.closest && e.target.closest(
+      "input, textarea, select, [contenteditable=true], [role=slider], [role=listbox], [role=combobox], " +
+      "[role=radiogroup], [role=radio], [role=tab], [role=grid]");
     let which = null;
     if (e.key === "PageDown" || (e.key === "ArrowRight" && !typing)) which = "next";
     if (e.key === "PageUp" || (e.key === "ArrowLeft" && !typing)) which = "prev";
