@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import a11y, presentation, sidebar, url_state
+from ui import a11y, lesson, presentation, sidebar, url_state
 from ui.chapters import TITLES
 from ui.i18n import t
 
@@ -32,7 +32,9 @@ pages = [
     page("code", "code"), page("serving", "dns"), page("lab_guide", "terminal"), page("ceiling", "vertical_align_top"),
 ]
 nav = st.navigation(pages, expanded=True)
-with url_state.publishing():  # the sidebar's settings and the page's inputs reach the URL once, when the run ends
+# The sidebar's settings and the page's inputs reach the URL once, when the run ends; a lesson's step (?lesson=,
+# ?step=) is applied before the sidebar and its bar drawn above the page (ui/lesson.py, docs/teaching.md).
+with url_state.publishing(), lesson.presenting(nav):
     sidebar.draw()
     with st.sidebar:
         presentation.toggle()

@@ -4,6 +4,7 @@ import streamlit as st
 
 from ui.chapters import CHAPTERS, TITLES
 from ui.i18n import t
+from ui.lesson import shipped
 
 st.title(t("GPT-1 and GPT-2, taken apart — the explorer", "GPT-1 e GPT-2, desmontados — o explorador"))
 st.write(t(
@@ -14,6 +15,13 @@ st.write(t(
     "texto que você escolher, para você ver o que cada capítulo explica. Todo número daqui pode "
     "ser reproduzido no terminal com `python -m lab` (capítulo 15, o guia do laboratório).",
 ))
+st.subheader(t("Lessons for a class", "Lições para uma turma"))
+st.caption(t("A lesson walks a class through the pages one step at a time, with the inputs already set; a clicker's "
+             "PageDown moves to the next step. How to write your own: docs/teaching.md.",
+             "Uma lição leva a turma pelas páginas passo a passo, com as entradas já prontas; o PageDown de um "
+             "passador de slides vai ao próximo passo. Como escrever a sua: docs/teaching.md."))
+for name, title in shipped():
+    st.page_link("app_pages/home.py", label=title, query_params={"lesson": name}, icon=":material/school:")
 st.subheader(t("The course, chapter by chapter", "O curso, capítulo por capítulo"))
 
 for number, title_en, title_pt, pages, command, what_en, what_pt in CHAPTERS:

@@ -91,5 +91,5 @@ COMMANDS = {
     "detect-eval": ("12", "app_pages/detector.py"), "detect-set": ("12", None), "trace": ("13", "app_pages/code.py"),
     "serve": ("14", "app_pages/serving.py"), "loadtest": ("14", "app_pages/serving.py"),
     "ceiling": ("16", "app_pages/ceiling.py"), "bench": ("15", None), "corpus": ("15", None), "train": ("15", None),
-    "course-eval": ("15", None), "replicas": ("15", None),
+    "course-eval": ("15", None), "replicas": ("15", None), "lesson": ("15", None),
 }

@@ -167,7 +167,19 @@ LINKS: dict[tuple[str, str], Words] = {
     ("LinkValueError", "*"): lambda d: ("not usable here", "não serve aqui"),
 }
 
-TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS
+# Lessons and rooms (ui/lesson.py, ui/rooms.py): a room's code is checked against its alphabet before it is shown.
+TEACHING: dict[tuple[str, str], Words] = {
+    ("LessonError", "bad_lesson"): lambda d: (None, f"{d['where']}: {d['problem']} (detalhe em inglês)"),
+    ("RoomError", "not_a_code"): lambda d: ("That is not a room code (six letters and digits).",
+                                            "Isto não é o código de uma sala (seis letras e algarismos)."),
+    ("RoomError", "no_room"): lambda d: (f"There is no room {d['code']}: it never existed or it has expired.",
+                                         f"Não há sala {d['code']}: ela nunca existiu ou já expirou."),
+    ("RoomError", "not_teacher"): lambda d: ("Only the teacher who started this room can move it.",
+                                             "Só o professor que abriu esta sala pode movê-la."),
+    ("RoomError", "unreachable"): lambda d: ("The room server cannot be reached right now.",
+                                             "O servidor das salas não responde agora."),
+}
+TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS | TEACHING
 
 
 def text(e: Exception) -> str:

@@ -37,6 +37,7 @@ class Codec:
     format: Callable[[Any], str | None]
     accepts: Callable[[Any], bool]
     shape: Any = None
+    kind: str = ""  # "choice", "choices", "integer", "real", "boolean", "text": what a lesson file may give it
 
 
 def choice(options: Iterable) -> Codec:
@@ -48,7 +49,8 @@ def choice(options: Iterable) -> Codec:
             raise LinkValueError("unknown_choice")
         return by_text[s]
 
-    return Codec(parse, str, lambda v: _is_option(v, by_text), shape=tuple(by_text))
+    return Codec(parse, str, lambda v: _is_option(v, by_text), shape=tuple(by_text),
+                 kind="choice")
 
 
 def choices(options: Iterable) -> Codec:
@@ -65,7 +67,8 @@ def choices(options: Iterable) -> Codec:
         return picked
 
     return Codec(parse, lambda v: ",".join(map(str, v)),
-                 lambda v: isinstance(v, list) and all(_is_option(x, by_text) for x in v), shape=tuple(by_text))
+                 lambda v: isinstance(v, list) and all(_is_option(x, by_text) for x in v), shape=tuple(by_text),
+                 kind="choices")
 
 
 def integer(lo: int, hi: int) -> Codec:
@@ -79,7 +82,8 @@ def integer(lo: int, hi: int) -> Codec:
         return v
 
     return Codec(parse, lambda v: str(int(v)),
-                 lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi, shape=(lo, hi))
+                 lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi, shape=(lo, hi),
+                 kind="integer")
 
 
 def real(lo: float, hi: float, least: float = 0.0) -> Codec:
@@ -104,7 +108,7 @@ def real(lo: float, hi: float, least: float = 0.0) -> Codec:
         return (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and lo <= v <= hi
                 and not 0 < abs(v) < least)
 
-    return Codec(parse, lambda v: format(float(v), ".10g"), accepts, shape=(lo, hi, least))
+    return Codec(parse, lambda v: format(float(v), ".10g"), accepts, shape=(lo, hi, least), kind="real")
 
 
 def boolean() -> Codec:
@@ -116,7 +120,7 @@ def boolean() -> Codec:
             raise LinkValueError("not_boolean")
         return words[s.strip().lower()]
 
-    return Codec(parse, lambda v: "true" if v else "false", lambda v: isinstance(v, bool))
+    return Codec(parse, lambda v: "true" if v else "false", lambda v: isinstance(v, bool), kind="boolean")
 
 
 def text(max_chars: int = MAX_LINK_TEXT) -> Codec:
@@ -127,7 +131,8 @@ def text(max_chars: int = MAX_LINK_TEXT) -> Codec:
             raise LinkValueError("too_long", max=max_chars, length=len(s))
         return s
 
-    return Codec(parse, lambda v: v if len(v) <= max_chars else None, lambda v: isinstance(v, str))
+    return Codec(parse, lambda v: v if len(v) <= max_chars else None, lambda v: isinstance(v, str),
+                 shape=(max_chars,), kind="text")
 
 
 def _is_option(v, by_text: dict) -> bool:

@@ -56,6 +56,7 @@ from ui.url_codecs import (  # noqa: F401  (the pages' codecs, re-exported)
 DEFAULTS = "_url_defaults"  # session key: {widget key: its default at the last bind}, for _following
 STATE = "_url_state"  # session key: {"page": script hash, "wrote": {key: URL text or None}}
 MARKER = "view"  # query parameter: the page that wrote this URL (its url path, e.g. "attention")
+INPUTS = "_url_inputs"  # session key: {page url path: {widget key: (codec, default)}}, every input a page has bound
 SHOWN_CHARS = 40  # characters of an ignored value the notice quotes
 EMBED = ("embed", "embed_options")  # Streamlit's own parameters: never rewritten here
 
@@ -118,6 +119,7 @@ def bind(key: str, default, codec: Codec):
         st.session_state[key] = value
     shapes[key] = shape
     st.session_state[f"{key}_saved"] = value
+    st.session_state.setdefault(INPUTS, {}).setdefault(_page_name(), {})[key] = (codec, default)  # for lessons
     _too_long_note(value, codec)
     run = _run.get()
     if run is None:
@@ -133,6 +135,20 @@ def publish() -> None:
     if run is not None and (run.bound or run.extra):
         _write(run.bound, run.extra)
         run.bound, run.extra = {}, {}
+
+
+def differs_from(params: dict[str, str]) -> bool:
+    """Whether an input this run bound holds another value than `params` (link texts) give it, an input they
+    leave out counting as its default: the lesson bar's "back to the step"."""
+    run = _run.get()
+    for key, (default, codec) in (run.bound if run is not None else {}).items():
+        try:
+            wanted = codec.parse(params[key]) if key in params else default
+        except LinkValueError:
+            wanted = default
+        if not _same(st.session_state.get(key, default), wanted):
+            return True
+    return False
 
 
 def put(key: str, value: str | None) -> None:

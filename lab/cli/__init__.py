@@ -36,6 +36,7 @@ MODULES = (
     "lab.cli.fill",
     "lab.cli.serve",
     "lab.cli.replicas",
+    "lab.cli.lessons",
 )
 
 

@@ -1,0 +1,228 @@
+"""Lessons: a class as a sequence of views. A lesson file (lessons/NAME.yaml) is read and checked here, whole or
+not at all (no Streamlit here).
+
+    title: {en: ..., pt: ...}
+    model: course-gpt2            # optional: the offline default otherwise
+    steps:
+      - page: causal_mask          # a page's url path (app_pages/<page>.py)
+        inputs: {mask_text: "..."} # the page's link parameters, with values its link accepts
+        note: {en: ..., pt: ...}   # for the teacher
+        question: {en: ..., pt: ...}  # optional, for the class
+
+Which inputs each page has, and each one's range or options, come from lab/data/lesson_inputs.json, written by
+running every page headless (`python scripts/lesson_headless.py inputs`; a test checks it is current): the pages
+stay the one place a range is declared. Ranges that depend on the model or the text are the default model's and
+text's; `python -m lab lesson check` then opens every step for real and refuses any value the page ignores.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lab.errors import LabError
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSONS_DIR = ROOT / "lessons"
+INPUTS_FILE = Path(__file__).resolve().parent / "data" / "lesson_inputs.json"
+PAGES = ("home", "fossils", "glossary", "tokens", "analogies", "attention", "causal_mask", "logit_lens",
+         "perplexity", "sampling", "fill", "detector", "code", "serving", "lab_guide", "ceiling")
+LANGS = ("en", "pt")
+MIN_STEPS, MAX_STEPS = 1, 30
+MAX_FILE_BYTES = 200_000
+MAX_WORDS = 2_000  # characters of one note, question or title
+NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")  # a lesson's name: its file name without .yaml, and ?lesson=
+
+
+class LessonError(LabError):
+    """A lesson that cannot be used. reason "bad_lesson": details `where` (the step and field, e.g.
+    "step 2, inputs.attn_layer") and `problem` (English words)."""
+
+    reason_default = "bad_lesson"
+
+
+@dataclass(frozen=True)
+class Step:
+    page: str
+    inputs: dict  # link parameter -> value, as the file gives it
+    note: dict  # {"en": ..., "pt": ...}
+    question: dict | None = None
+
+
+@dataclass(frozen=True)
+class Lesson:
+    name: str
+    title: dict
+    steps: tuple[Step, ...]
+    model: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def _fail(where: str, problem: str):
+    raise LessonError(f"{where}: {problem}", where=where, problem=problem)
+
+
+@functools.cache
+def catalogue() -> dict:
+    """{page: {link parameter: {"kind", range or options}}}, as the pages bound them (lab/data/lesson_inputs.json)."""
+    return json.loads(INPUTS_FILE.read_text(encoding="utf-8"))
+
+
+def link_text(value) -> str | None:
+    """A lesson value as a link writes it (True -> "true", [a, b] -> "a,b"); None for what no link carries."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float | str):
+        return str(value)
+    if isinstance(value, list) and all(isinstance(v, int | float | str) and not isinstance(v, bool) for v in value):
+        return ",".join(map(str, value))
+    return None
+
+
+def _formatted(value, spec: dict) -> str | None:
+    """A checked value as its page's link writes it (a real 0.0 as "0", as ui/url_codecs.real does)."""
+    if spec.get("kind") == "real":
+        return format(float(value), ".10g")
+    if spec.get("kind") == "integer":
+        return str(int(value))
+    return link_text(value)
+
+
+def link_params(step: Step, short: bool = False) -> dict[str, str]:
+    """The step's inputs as query parameters, written as the page writes them; `short`: without the values equal
+    to their default (the page leaves those out of its link too)."""
+    specs = catalogue().get(step.page, {})
+    params = {k: _formatted(v, specs.get(k, {})) for k, v in step.inputs.items()}
+    return {k: v for k, v in params.items() if not (short and v == specs.get(k, {}).get("default"))}
+
+
+def _value_problem(value, spec: dict) -> str | None:
+    """Why `value` cannot be this input's, in English; None when it can."""
+    kind = spec["kind"]
+    if kind == "boolean":
+        return None if isinstance(value, bool) else "must be true or false"
+    if kind == "text":
+        if not isinstance(value, str):
+            return "must be text (in quotes)"
+        return None if len(value) <= spec["max"] else f"is {len(value)} characters; a link carries {spec['max']}"
+    if kind in ("choice", "choices"):
+        picked = value if kind == "choices" and isinstance(value, list) else [value]
+        bad = [v for v in picked if isinstance(v, bool) or link_text(v) not in spec["options"]]
+        shown = ", ".join(spec["options"][:12]) + (", ..." if len(spec["options"]) > 12 else "")
+        return f"{bad[0]!r} is not one of: {shown}" if bad else None
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "integer" and not (number and float(value).is_integer()):
+        return "must be a whole number"
+    if kind == "real" and not number:
+        return "must be a number"
+    if not spec["lo"] <= value <= spec["hi"]:
+        return f"{value} is outside {spec['lo']}..{spec['hi']}"
+    if kind == "real" and 0 < abs(value) < spec["least"]:
+        return f"{value} is too close to 0 (at least {spec['least']})"
+    return None
+
+
+def _words(data, where: str, optional: bool = False) -> dict | None:
+    """A {en, pt} pair of non-empty texts."""
+    if data is None and optional:
+        return None
+    if not isinstance(data, dict) or set(data) != set(LANGS):
+        _fail(where, "must have exactly two texts, en and pt")
+    for code in LANGS:
+        if not isinstance(data[code], str) or not data[code].strip():
+            _fail(f"{where}.{code}", "must be a non-empty text")
+        if len(data[code]) > MAX_WORDS:
+            _fail(f"{where}.{code}", f"is longer than {MAX_WORDS} characters")
+    return {code: data[code] for code in LANGS}
+
+
+def _step(data, k: int, inputs: dict) -> Step:
+    """Step k (1-based) of a lesson, checked field by field."""
+    where = f"step {k}"
+    if not isinstance(data, dict):
+        _fail(where, "must be a mapping with page, inputs, note")
+    unknown = sorted(set(map(str, data)) - {"page", "inputs", "note", "question"})
+    if unknown:
+        _fail(f"{where}, {unknown[0]}", "is not a field of a step (page, inputs, note, question)")
+    page = data.get("page")
+    if page not in PAGES:
+        _fail(f"{where}, page", f"{page!r} is not a page; the pages: {', '.join(PAGES)}")
+    values = data.get("inputs") or {}
+    if not isinstance(values, dict):
+        _fail(f"{where}, inputs", "must be a mapping of link parameters to values")
+    for key, value in values.items():
+        spec = inputs.get(page, {}).get(key)
+        if spec is None:
+            known = ", ".join(sorted(inputs.get(page, {}))) or "none"
+            _fail(f"{where}, inputs.{key}", f"is not an input of the page {page} (its inputs: {known})")
+        problem = _value_problem(value, spec)
+        if problem:
+            _fail(f"{where}, inputs.{key}", problem)
+    note = _words(data.get("note"), f"{where}, note")
+    return Step(page, dict(values), note, _words(data.get("question"), f"{where}, question", optional=True))
+
+
+def parse(data, name: str, models: set[str] | None = None, inputs: dict | None = None) -> Lesson:
+    """A lesson from parsed YAML: every field checked (LessonError names the step and field), or nothing."""
+    inputs = catalogue() if inputs is None else inputs
+    if not isinstance(data, dict):
+        _fail("lesson", "must be a mapping with title, steps (and model)")
+    unknown = sorted(set(map(str, data)) - {"title", "model", "steps"})
+    if unknown:
+        _fail(unknown[0], "is not a field of a lesson (title, model, steps)")
+    title = _words(data.get("title"), "title")
+    model = data.get("model")
+    if model is not None and (not isinstance(model, str) or (models is not None and model not in models)):
+        _fail("model", f"{model!r} is not a model the app knows")
+    steps = data.get("steps")
+    if not isinstance(steps, list) or not MIN_STEPS <= len(steps) <= MAX_STEPS:
+        _fail("steps", f"must be a list of {MIN_STEPS} to {MAX_STEPS} steps")
+    return Lesson(name, title, tuple(_step(s, k, inputs) for k, s in enumerate(steps, 1)), model)
+
+
+def loads(text: str, name: str, models: set[str] | None = None) -> Lesson:
+    """A lesson from YAML text (the file's or an upload's)."""
+    import yaml
+
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+        _fail("file", f"is larger than {MAX_FILE_BYTES:,} bytes")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        at = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "file"
+        _fail(at, f"not valid YAML ({getattr(e, 'problem', None) or 'unreadable'})")
+    return parse(data, name, models)
+
+
+def registry_models() -> set[str]:
+    """The model names a lesson may pin (the registry's; no torch import)."""
+    from lab.models import registry
+
+    return set(registry.REGISTRY)
+
+
+def load(path: Path) -> Lesson:
+    """A lesson file, checked whole."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        _fail("file", "no such file")
+    except (OSError, UnicodeDecodeError) as e:
+        _fail("file", f"cannot be read as UTF-8 text ({type(e).__name__})")
+    return loads(text, Path(path).stem, registry_models())
+
+
+def shipped() -> list[str]:
+    """The names of the lessons that ship in lessons/, sorted."""
+    return sorted(p.stem for p in LESSONS_DIR.glob("*.yaml") if NAME.fullmatch(p.stem))
+
+
+def named(name: str) -> Lesson:
+    """A shipped lesson by name (?lesson=NAME); LessonError for a name that is not one."""
+    if not isinstance(name, str) or not NAME.fullmatch(name) or name not in shipped():
+        _fail("lesson", f"{name[:40]!r} is not a shipped lesson" if isinstance(name, str) else "no such lesson")
+    return load(LESSONS_DIR / f"{name}.yaml")

@@ -1,0 +1,127 @@
+"""The app run headless (Streamlit's AppTest) for lessons; Streamlit lives here, outside lab/ (lab/cli/lessons.py
+starts this script in a fresh interpreter).
+
+    python scripts/lesson_headless.py inputs [OUT]  # writes lab/data/lesson_inputs.json (or OUT): every page's inputs
+    python scripts/lesson_headless.py steps FILE    # one JSON line per step of the lesson FILE
+
+`inputs` opens every page (plus the views in EXTRA, whose inputs appear only when another input says so) and
+records each input a page binds (ui.url_state.INPUTS): its link parameter and the range or options of its codec,
+as the offline default model and the default texts give them. `steps` opens each step's page with its inputs as a
+link would carry them and reports an exception, a value the page ignored, or a key the page never bound.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from lab import lessons  # noqa: E402
+
+APP = str(ROOT / "app.py")
+TIMEOUT = 600
+# Views whose inputs show only when another input asks for them: (page, link parameters). The heatmap and grid
+# windows of a long text (attn_start, lens_start) are left out: their range is the text's, not the page's.
+EXTRA: list[tuple[str, dict]] = [("perplexity", {"ppl_source": "own"}), ("detector", {"det_source": "own"}),
+                                 ("ceiling", {"ceil_source": "own"}), ("serving", {"serve_source": "url"})]
+
+
+def describe(codec, default) -> dict:
+    """A codec as the catalogue keeps it: its kind, range or options and default (link text; a text's default is
+    the UI language's, so none is kept)."""
+    if codec.kind == "text":
+        return {"kind": "text", "max": codec.shape[0]}
+    return _shape(codec) | {"default": codec.format(default)}
+
+
+def _shape(codec) -> dict:
+    shape = codec.shape
+    if codec.kind in ("choice", "choices"):
+        return {"kind": codec.kind, "options": list(shape)}
+    if codec.kind == "integer":
+        return {"kind": "integer", "lo": shape[0], "hi": shape[1]}
+    if codec.kind == "real":
+        return {"kind": "real", "lo": shape[0], "hi": shape[1], "least": shape[2]}
+    return {"kind": codec.kind}
+
+
+def merge(old: dict | None, new: dict) -> dict:
+    """One input seen twice (two views): options joined, the wider range."""
+    if old is None or old["kind"] != new["kind"]:
+        return new
+    if "options" in new:
+        return new | {"options": old["options"] + [o for o in new["options"] if o not in old["options"]]}
+    if "lo" in new:
+        return new | {"lo": min(old["lo"], new["lo"]), "hi": max(old["hi"], new["hi"])}
+    return new
+
+
+def page_inputs(at: AppTest) -> dict:
+    """{page: {key: (codec, default)}} that the session bound so far."""
+    from ui.url_state import INPUTS
+
+    return at.session_state[INPUTS] if INPUTS in at.session_state else {}
+
+
+def open_view(page: str, params: dict, model: str | None = None) -> AppTest:
+    """The app as a link to `page` with `params` opens it: entry run, then the page."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in params.items():
+        at.query_params[k] = v
+    if model:
+        at.query_params["model"] = model
+    at.run()
+    if page != "home":
+        at.switch_page(f"app_pages/{page}.py")
+        at.run()
+    return at
+
+
+def inputs() -> dict:
+    """Every page's inputs, from running the pages (EXTRA's views too)."""
+    catalogue: dict[str, dict] = {}
+    views = [(p, {}) for p in lessons.PAGES] + EXTRA
+    for page, params in views:
+        at = open_view(page, params)
+        if at.exception:
+            raise SystemExit(f"{page}: {at.exception[0].value}")
+        for key, (codec, default) in page_inputs(at).get(page, {}).items():
+            catalogue.setdefault(page, {})[key] = merge(catalogue.get(page, {}).get(key), describe(codec, default))
+        print(page, len(catalogue.get(page, {})), file=sys.stderr)
+    return {p: dict(sorted(catalogue.get(p, {}).items())) for p in lessons.PAGES}
+
+
+def step_report(lesson: lessons.Lesson, k: int) -> dict:
+    """What opening step k (1-based) showed: ok, or the problems."""
+    step = lesson.steps[k - 1]
+    at = open_view(step.page, lessons.link_params(step), lesson.model)
+    problems = [f"exception: {e.value}" for e in at.exception]
+    problems += [f"ignored: {w.value}" for w in at.warning if "Ignored from the link" in w.value]
+    bound = page_inputs(at).get(step.page, {})
+    problems += [f"input {key!r} is not on the page" for key in step.inputs if key not in bound]
+    return {"step": k, "page": step.page, "problems": problems}
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["inputs"] and len(argv) <= 2:
+        out = Path(argv[1] if len(argv) == 2 else lessons.INPUTS_FILE)
+        out.write_text(json.dumps(inputs(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        return 0
+    if argv[:1] == ["steps"] and len(argv) == 2:
+        lesson = lessons.load(Path(argv[1]))
+        for k in range(1, len(lesson.steps) + 1):
+            print(json.dumps(step_report(lesson, k), ensure_ascii=False), flush=True)
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,124 @@
+"""The room store (lab/rooms.py) on both backends: this process's memory, and a real redis-server started here on
+a free loopback port in a temporary folder (stopped at the end). One behaviour, checked twice."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from lab import rooms
+from lab.testing.browser import free_port
+
+REDIS = shutil.which("redis-server")
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    """A real redis-server on 127.0.0.1 (no persistence, in a temp dir); its URL."""
+    if REDIS is None:  # CI (.ci/run, REQUIRE_BROWSER=1) installs it and requires it
+        missing = "redis-server is not installed (apt-get install -y redis-server)"
+        pytest.fail(missing) if os.environ.get("REQUIRE_BROWSER") == "1" else pytest.skip(missing)
+    port, folder = free_port(), tmp_path_factory.mktemp("redis")
+    proc = subprocess.Popen([REDIS, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                             "--dir", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import redis
+
+    client = redis.Redis(port=port, socket_timeout=1)
+    for _ in range(100):
+        try:
+            client.ping()
+            break
+        except redis.RedisError:
+            time.sleep(0.05)
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store(request):
+    if request.param == "memory":
+        return rooms.MemoryStore()
+    return rooms.RedisStore(request.getfixturevalue("redis_url"))
+
+
+def test_a_room_starts_moves_and_is_read(store):
+    room, secret = store.create("03-attention-trophy", 1)
+    assert rooms.CODE.fullmatch(room.code) and room.step == 1 and room.lesson == "03-attention-trophy"
+    assert room.expires > time.time() + rooms.TTL_S - 60
+    assert store.get(room.code) == room
+    assert store.get(room.code.lower()[:3] + " " + room.code.lower()[3:]).code == room.code  # typed by a student
+    moved = store.move(room.code, secret, 3)
+    assert moved.step == 3 and store.get(room.code).step == 3
+
+
+def test_only_the_teachers_secret_moves_it(store):
+    room, secret = store.create("07-sampling", 2)
+    other, _ = store.create("07-sampling", 2)
+    assert other.code != room.code
+    for wrong in ["", "x", room.code, secret[:-1], secret + "x"]:
+        with pytest.raises(rooms.RoomError) as e:
+            store.move(room.code, wrong, 4)
+        assert e.value.reason == "not_teacher"
+    assert store.get(room.code).step == 2
+
+
+@pytest.mark.parametrize("code", ["", "ABC", "ABCDEFG", "AB CD E0", "<script>", "ÅBCDEF", "A" * 500, "\x00" * 6])
+def test_garbage_codes(store, code):
+    with pytest.raises(rooms.RoomError) as e:
+        store.get(code)
+    assert e.value.reason == "not_a_code"
+
+
+def test_unknown_and_expired_rooms(store):
+    with pytest.raises(rooms.RoomError) as e:
+        store.get("ABCDEF" if store.__class__ is rooms.RedisStore else "ZZZZZZ")
+    assert e.value.reason == "no_room"
+    room, secret = store.create("05-layer-by-layer", 1, ttl_s=1)
+    time.sleep(1.6)
+    with pytest.raises(rooms.RoomError) as e:
+        store.get(room.code)
+    assert e.value.reason == "no_room"
+    with pytest.raises(rooms.RoomError):
+        store.move(room.code, secret, 2)
+
+
+def test_a_room_holds_nothing_but_its_lesson_step_and_expiry(redis_url):
+    import redis
+
+    store = rooms.RedisStore(redis_url)
+    room, secret = store.create("12-detector", 2)
+    fields = redis.Redis.from_url(redis_url, decode_responses=True).hgetall(rooms.PREFIX + room.code)
+    assert set(fields) == {"lesson", "step", "expires", "secret"} and secret not in fields.values()
+
+
+def test_two_processes_share_one_redis_room(redis_url):
+    """A second client (another replica) sees the teacher's moves."""
+    a, b = rooms.RedisStore(redis_url), rooms.RedisStore(redis_url)
+    room, secret = a.create("04-heads-and-mask", 1)
+    a.move(room.code, secret, 4)
+    assert b.get(room.code).step == 4
+
+
+def test_redis_unreachable_is_one_room_error():
+    store = rooms.RedisStore(f"redis://:hunter2@127.0.0.1:{free_port()}/0")
+    started = time.monotonic()
+    with pytest.raises(rooms.RoomError) as e:
+        store.get("ABCDEF")
+    assert e.value.reason == "unreachable" and "hunter2" not in str(e.value)
+    assert time.monotonic() - started < 5
+
+
+def test_the_store_follows_the_environment(monkeypatch, redis_url):
+    monkeypatch.delenv(rooms.ENV, raising=False)
+    assert isinstance(rooms.store(), rooms.MemoryStore)
+    monkeypatch.setenv(rooms.ENV, redis_url)
+    assert isinstance(rooms.store(), rooms.RedisStore)
+    with pytest.raises(rooms.RoomError):
+        rooms.store("http://example.org")

@@ -1,0 +1,227 @@
+"""Presenting a lesson (lab/lessons.py): `?lesson=NAME&step=K` opens step K, its page and its inputs; a bar above
+every page says where the class is and moves it. app.py calls one thing, around the sidebar and the page:
+
+    with lesson.presenting(nav):
+        ...sidebar, nav.run()
+
+On the way in (before the sidebar, which holds the model picker), a step that is not yet shown in this session is
+applied: the page's inputs reset to their defaults, the step's inputs and the lesson's model put in the URL, and
+the step's page opened (st.switch_page). Every move goes through `?step=`: the bar's buttons and a clicker's keys
+(PageDown/PageUp, arrow keys when no input has focus) write it, Back/Forward bring an older one back, and a room
+(ui/rooms.py) hands its own. On the way out, with the page drawn, the bar is filled in: title, "step K of N",
+previous and next, the question for the class, the teacher's note (in presentation mode only with "presenter
+notes" on) and, when the reader changed an input or left the step's page, "back to the step".
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import streamlit as st
+
+from lab import lessons
+from lab.models import DEFAULT_OFFLINE
+from ui import messages, presentation, rooms, url_state
+from ui.i18n import lang, t
+
+KEY = "_lesson"  # session: {"name", "shown": the step applied in this session (None: apply again)}
+NOTES = "lesson_notes"  # the "presenter notes" toggle
+NOTICE = "_lesson_notice"  # session: a notice about the link, shown once by the bar
+KEPT = ("present", "room")  # parameters a step keeps from the URL; everything else is the step's
+KEYS_JS = """<script>
+(() => {
+  const root = window.parent && window.parent.document ? window.parent : window;
+  if (root.__lessonKeys) return;
+  root.__lessonKeys = true;
+  root.document.addEventListener("keydown", (e) => {
+    // arrows belong to whatever has the focus and uses them: a text box, a slider, a list, radio buttons, tabs
+    const typing = e.target.closest && e.target.closest(
+      "input, textarea, select, [contenteditable=true], [role=slider], [role=listbox], [role=combobox], " +
+      "[role=radiogroup], [role=radio], [role=tab], [role=grid]");
+    let which = null;
+    if (e.key === "PageDown" || (e.key === "ArrowRight" && !typing)) which = "next";
+    if (e.key === "PageUp" || (e.key === "ArrowLeft" && !typing)) which = "prev";
+    if (!which || e.altKey || e.ctrlKey || e.metaKey || !root.document.querySelector(".st-key-lesson-bar")) return;
+    e.preventDefault();
+    let tries = 30;  // during a run the bar's buttons are redrawn: wait for them (3 s at most)
+    const press = () => {
+      const button = root.document.querySelector(`.st-key-lesson_${which} button`);
+      if (button && !button.disabled) button.click();
+      else if (!button && tries-- > 0) setTimeout(press, 100);
+    };
+    press();
+  }, true);
+})();
+</script>"""
+
+
+def _problem(lead: str, detail: str) -> None:
+    """A warning naming what could not be used (a link's value quoted as url_state quotes it)."""
+    st.warning(f"{lead} `{url_state.shown(detail)}`")
+
+
+def _load(name: str) -> lessons.Lesson | None:
+    """The shipped lesson `name`, or a notice (and None)."""
+    try:
+        return lessons.named(name)
+    except lessons.LessonError as e:
+        _problem(t("This lesson cannot be opened, so the page shows on its own:",
+                   "Esta lição não pode ser aberta; a página aparece sozinha:"), messages.text(e))
+        return None
+
+
+def _step_from_url(lesson: lessons.Lesson, fallback: int) -> int:
+    """?step= as a step number (1..N); garbage: a notice and `fallback`."""
+    raw = st.query_params.get("step")
+    if raw is None:
+        return fallback
+    if raw.strip().isascii() and raw.strip().isdigit() and 1 <= int(raw) <= len(lesson.steps):
+        return int(raw)
+    # kept for the bar, which draws it after the step's page is opened (a page switch loses what this run drew)
+    st.session_state[NOTICE] = t(f"Not a step of this lesson (1–{len(lesson.steps)}); showing step {fallback}:",
+                                 f"Não é um passo desta lição (1–{len(lesson.steps)}); mostrando o passo {fallback}:"
+                                 ) + f" `{url_state.shown('step=' + raw)}`"
+    return fallback
+
+
+def step_params(lesson: lessons.Lesson, k: int) -> dict[str, str]:
+    """The URL of step k, as the page will write it when its run ends (so that a step is one history entry, and
+    Back walks the steps): its inputs, the lesson and step, the model, the language, the mode, the room."""
+    kept = {p: st.query_params[p] for p in KEPT if p in st.query_params}
+    step = lesson.steps[k - 1]
+    return kept | {"lang": lang(), "model": lesson.model or DEFAULT_OFFLINE, "lesson": lesson.name, "step": str(k)} \
+        | lessons.link_params(step, short=True) | {url_state.MARKER: step.page}
+
+
+def _apply(lesson: lessons.Lesson, k: int, here: str) -> None:
+    """Show step k: the page's inputs back to their defaults, the step's in the URL, its page opened."""
+    step = lesson.steps[k - 1]
+    for key in lessons.catalogue().get(step.page, {}):
+        st.session_state.pop(key, None)
+        st.session_state.pop(f"{key}_saved", None)
+    if url_state.STATE in st.session_state:
+        st.session_state[url_state.STATE]["page"] = None  # the page is arrived at again: the URL's values win
+    st.session_state["model"] = lesson.model or DEFAULT_OFFLINE
+    st.session_state[KEY] = {"name": lesson.name, "shown": k}
+    params = step_params(lesson, k)
+    if here != step.page:
+        st.switch_page(f"app_pages/{step.page}.py", query_params=params)
+    if st.query_params.to_dict() != params:  # a link of the bar already carries them: writing again is an entry more
+        st.query_params.from_dict(params)
+
+
+def _current(here: str) -> tuple[lessons.Lesson, int] | None:
+    """The lesson and step this run shows (applying a step not yet shown), or None outside a lesson."""
+    state = st.session_state.get(KEY) or {}
+    followed = rooms.followed()  # (lesson, step) of the room this student follows, or None
+    name = (followed or (None,))[0] or st.query_params.get("lesson") or state.get("name")
+    if name is None:
+        return None
+    lesson = _load(name)
+    if lesson is None:
+        st.session_state.pop(KEY, None)
+        url_state.put("lesson", None)
+        url_state.put("step", None)
+        return None
+    same = state.get("name") == lesson.name
+    pending = state.pop("pending", None) if same else None
+    k = followed[1] if followed and 1 <= followed[1] <= len(lesson.steps) else None
+    if k is None:
+        k = pending or _step_from_url(lesson, (state.get("shown") or 1) if same else 1)
+        if not pending:
+            _skip_the_way(lesson, k, here, state.get("shown") if same else None)
+    if not same or state.get("shown") != k:
+        _apply(lesson, k, here)
+    url_state.put("lesson", lesson.name)
+    url_state.put("step", str(k))
+    rooms.teach(lesson.name, k)  # the teacher's session moves its room to this step
+    return lesson, k
+
+
+def _skip_the_way(lesson: lessons.Lesson, k: int, here: str, shown: int | None) -> None:
+    """Back/Forward onto the entry Streamlit leaves on the way of a page switch (the old page's path with the new
+    step's address, which no step is): the browser goes on one more entry, the way it was going (back when it
+    leaves step k, forward when it comes to it), and this run stops before it writes anything."""
+    if not url_state.history_entry() or lesson.steps[k - 1].page == here:
+        return
+    way = "back" if shown == k else "forward"
+    st.html(f"<script>(window.parent || window).history.{way}();</script>", unsafe_allow_javascript=True)
+    st.stop()
+
+
+@contextlib.contextmanager
+def presenting(nav) -> Iterator[None]:
+    """Around the sidebar and the page (app.py): the step applied before, the bar filled in after."""
+    here = nav.url_path or "home"
+    shown = _current(here)
+    if shown is None:
+        yield
+        return
+    box = st.container(key="lesson-bar")
+    try:
+        yield
+    finally:
+        with box:
+            bar(*shown, here)
+
+
+def _move(k: int) -> None:
+    """Previous/next (a button's callback, or a clicker's key pressing it): step k is applied on this run. Kept in
+    the session, not written to the URL here: the step's own address is then the one history entry a move leaves
+    on one page (a move to another page leaves two: Streamlit writes the address before it switches)."""
+    st.session_state.setdefault(KEY, {})["pending"] = k
+
+
+def _back(lesson: lessons.Lesson) -> None:
+    """"Back to the step": applied again on this run."""
+    st.session_state[KEY] = {"name": lesson.name, "shown": None}
+
+
+def _leave() -> None:
+    """Leave the lesson: the bar goes, the page stays as it is."""
+    st.session_state.pop(KEY, None)
+    for p in ("lesson", "step"):
+        st.query_params.pop(p, None)
+
+
+def _changed(lesson: lessons.Lesson, k: int, here: str) -> bool:
+    """Whether the reader left the step's page or changed one of its inputs."""
+    step = lesson.steps[k - 1]
+    return here != step.page or url_state.differs_from(lessons.link_params(step))
+
+
+def bar(lesson: lessons.Lesson, k: int, here: str) -> None:
+    """The lesson bar: title, step K of N, previous/next, back to the step, the question and the note."""
+    n, step = len(lesson.steps), lesson.steps[k - 1]
+    if NOTICE in st.session_state:
+        st.warning(st.session_state.pop(NOTICE))
+    following = rooms.follower_bar(lesson, k)
+    with st.container(border=True):
+        title, prev, nxt = st.columns([6, 1, 1], vertical_alignment="center")
+        title.markdown(f"**{lesson.title[lang()]}** · " + t(f"step {k} of {n}", f"passo {k} de {n}"))
+        prev.button(t("← Previous", "← Anterior"), key="lesson_prev", disabled=k == 1 or following,
+                    on_click=_move, args=(k - 1,), width="stretch")
+        nxt.button(t("Next →", "Próximo →"), key="lesson_next", disabled=k == n or following,
+                   on_click=_move, args=(k + 1,), width="stretch")
+        if _changed(lesson, k, here):
+            st.button(t("↺ Back to the step", "↺ Voltar ao passo"), key="lesson_back", on_click=_back,
+                      args=(lesson,))
+        if step.question:
+            st.info(t("Question for the class: ", "Pergunta para a turma: ") + step.question[lang()])
+        notes = not presentation.on() or st.toggle(t("Presenter notes", "Notas do apresentador"), key=NOTES)
+        if notes:
+            st.caption(t("Teacher's note: ", "Nota para o professor: ") + step.note[lang()])
+        rooms.teacher_panel(lesson, k)
+        st.button(t("Leave the lesson", "Sair da lição"), key="lesson_leave", on_click=_leave, type="tertiary")
+    st.html(KEYS_JS, unsafe_allow_javascript=True)
+
+
+def shipped() -> list[tuple[str, str]]:
+    """(name, title in the UI language) of every shipped lesson that loads (a broken file is left out: `python -m
+    lab lesson check` names its problem)."""
+    found = []
+    for name in lessons.shipped():
+        with contextlib.suppress(lessons.LessonError):
+            found.append((name, lessons.named(name).title[lang()]))
+    return found
