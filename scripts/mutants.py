@@ -25,7 +25,7 @@ TESTS = {  # module -> its fast tests
         "tests/test_mistakes_serving.py::test_the_load_test_summary_on_a_hand_worked_example",
         "tests/test_mistakes_serving.py::test_one_request_sends_its_path_and_headers_and_reports_each_failure",
         "tests/test_mistakes_serving.py::test_the_pool_keeps_its_concurrency_reports_progress_and_keeps_its_deadline"],
-    "lab.ceiling": ["tests/test_ceiling.py",
+    "lab.ceiling": ["tests/test_ceiling.py", "tests/test_mutants_ceiling.py",
                     "tests/test_mistakes_ceiling.py::test_the_conditional_error_rates_on_a_hand_worked_run",
                     "tests/test_mistakes_ceiling.py::test_the_forced_error_summary_equals_transformers"],
     "lab.fill": ["tests/test_fill.py::test_the_table_equals_a_direct_loop_and_the_decoders_softmax",
