@@ -88,7 +88,11 @@ def test_the_forced_experiment_away_from_the_start_equals_a_direct_forward_pass(
 
 
 def test_wrong_token_reads_only_its_window(course, ids):
+    """The last `context` tokens before the position: past the model's 256 positions the whole prefix could not
+    even be read (course-gpt2's lowest-ranked token barely depends on the context, so a window of 64 alone does
+    not show a wrong window)."""
     assert ceiling.wrong_token(course.model, ids, 100, 64) == int(direct(course.model, ids[36:100])[-1].argmin())
+    assert ceiling.wrong_token(course.model, ids, 300, 256) == int(direct(course.model, ids[44:300])[-1].argmin())
 
 
 def test_forced_summary_spreads_its_sixteen_positions_from_the_first(course, ids):
