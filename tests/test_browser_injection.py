@@ -337,10 +337,12 @@ def test_home_link_with_payloads_in_every_parameter(app_url, browser):
                      view=MARKDOWN, x=LATEX + DIRECTIVES)
     assert page.get_by_role("heading", name="GPT-1 and GPT-2, taken apart — the explorer").count() == 1
     links = page.locator('[data-testid="stMain"] [data-testid="stPageLink"]')
+    from lab import lessons
     from ui.chapters import CHAPTERS
 
-    expected = sum(len(c[3]) for c in CHAPTERS)  # the course map: one link per page each chapter names
-    until(page, lambda: links.count() == expected, f"the {expected} page links of the course map", 30)
+    # the shipped lessons' links, then the course map's: one link per page each chapter names
+    expected = len(lessons.shipped()) + sum(len(c[3]) for c in CHAPTERS)
+    until(page, lambda: links.count() == expected, f"the {expected} lesson and page links of the home page", 30)
     notices = alerts(page, "stSidebar")
     assert "The link names a model this app does not know; using the course model." in notices
     assert any("lang=ˋ**negrito**ˋ <img src=x" in n for n in notices)  # as typed, backticks made harmless
