@@ -315,10 +315,6 @@ def test_an_engine_error_fails_only_its_request_and_is_logged(course, batching, 
     assert "bad" in caplog.text and "poisoned" in caplog.text
 
 
-@pytest.mark.xfail(reason="known defect (issue 36, left open): a non-streamed client's hang-up is not seen; "
-                   "server._watch's request.is_disconnected() never turns true, so the slot comes back when the "
-                   "generation ends (1.9 s here, a full 200-token answer 1.4 s); the old 5 s bound hid it",
-                   strict=False)
 def test_a_client_that_hangs_up_without_streaming_frees_its_slot(course):
     with Server(course, max_concurrent=1, max_queue=0) as s:
         conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=60)

@@ -30,6 +30,7 @@ from typing import Literal
 
 from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.datastructures import Headers
 
 from lab.errors import LabError
 from lab.serving import chat
@@ -205,6 +206,26 @@ class Completion:
         self.loop.call_soon_threadsafe(self.queue.put_nowait, (self.index, "done", reason, None))
 
 
+class _Gate:
+    """The Host-header and API-key checks before any route, as a plain ASGI middleware: Starlette's
+    BaseHTTPMiddleware (`@app.middleware("http")`) wraps `receive`, and a route behind it never sees its client
+    hang up (request.is_disconnected() stays False), so a non-streamed request kept its slot to the end."""
+
+    def __init__(self, app, options: Options):
+        self.app, self.options = app, options
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            headers = Headers(scope=scope)
+            if self.options.host in LOOPBACK and _host_name(headers.get("host", "")) not in LOOPBACK_HOSTS:
+                return await error(400, "this server is bound to loopback and answers only Host: localhost, "
+                                   "127.0.0.1 or [::1]", code="invalid_host_header")(scope, receive, send)
+            if self.options.api_key and scope["path"].startswith("/v1/") and not _key_ok(
+                    headers.get("authorization", ""), self.options.api_key):
+                return await error(401, "Incorrect API key provided", code="invalid_api_key")(scope, receive, send)
+        await self.app(scope, receive, send)
+
+
 def make_app(loaded, options: Options):
     """The FastAPI app serving `loaded` (a decoder) with `options`."""
     from fastapi import FastAPI
@@ -217,15 +238,7 @@ def make_app(loaded, options: Options):
 
     _errors(app)
 
-    @app.middleware("http")
-    async def gate(request: Request, call_next):
-        if options.host in LOOPBACK and _host_name(request.headers.get("host", "")) not in LOOPBACK_HOSTS:
-            return error(400, "this server is bound to loopback and answers only Host: localhost, 127.0.0.1 or "
-                         "[::1]", code="invalid_host_header")
-        if options.api_key and request.url.path.startswith("/v1/") and not _key_ok(
-                request.headers.get("authorization", ""), options.api_key):
-            return error(401, "Incorrect API key provided", code="invalid_api_key")
-        return await call_next(request)
+    app.add_middleware(_Gate, options=options)
 
     @app.get("/health")
     async def health():
