@@ -86,16 +86,21 @@ def follows(page, k: int, path: str, started: float) -> float:
     return time.monotonic() - started
 
 
+def start_room(teacher, url: str) -> str:
+    """The teacher opens the lesson's first step on `url` and starts a room (its QR drawn): the room's code."""
+    teacher.goto(f"{url}/?lesson={LESSON}&step=1")
+    at_step(teacher, 1)
+    teacher.locator(".st-key-room_start button:visible").click()
+    teacher.wait_for_selector(".st-key-room-panel img", timeout=TIMEOUT)
+    return re.search(r"Room ([A-Z0-9]{6}),", teacher.locator(".st-key-room-panel").inner_text()).group(1)
+
+
 def test_students_in_a_room_follow_the_teacher(app_url):
     """One teacher, three students (each its own browser context, so its own session): every student's page and
     address follow the teacher's moves; a student explores and rejoins with one click."""
     with chromium() as browser:
         teacher = new_page(browser)
-        teacher.goto(f"{app_url}/?lesson={LESSON}&step=1")
-        at_step(teacher, 1)
-        teacher.locator(".st-key-room_start button:visible").click()
-        teacher.wait_for_selector(".st-key-room-panel img", timeout=TIMEOUT)
-        code = re.search(r"Room ([A-Z0-9]{6}),", teacher.locator(".st-key-room-panel").inner_text()).group(1)
+        code = start_room(teacher, app_url)
         link = teacher.locator(".st-key-room-panel a").first.get_attribute("href")
         assert link == f"{app_url}/?room={code}"
         students = [new_page(browser) for _ in range(3)]

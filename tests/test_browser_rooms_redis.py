@@ -4,13 +4,11 @@ port and stop at the end."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from tests.pages import APP
 from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server
-from tests.test_browser_lessons import LESSON, TIMEOUT, at_step
+from tests.test_browser_lessons import at_step, start_room
 from tests.test_rooms import redis_url  # noqa: F401  (the fixture: a real redis-server for this module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -21,11 +19,7 @@ def test_a_room_spans_two_app_processes_through_redis(redis_url):  # noqa: F811
     env = {"HF_HUB_OFFLINE": "1", "LAB_ROOMS_URL": redis_url}
     with streamlit_server(APP, env=env) as one, streamlit_server(APP, env=env) as two, chromium() as browser:
         teacher = new_page(browser)
-        teacher.goto(f"{one}/?lesson={LESSON}&step=1")
-        at_step(teacher, 1)
-        teacher.locator(".st-key-room_start button:visible").click()
-        teacher.wait_for_selector(".st-key-room-panel img", timeout=TIMEOUT)
-        code = re.search(r"Room ([A-Z0-9]{6}),", teacher.locator(".st-key-room-panel").inner_text()).group(1)
+        code = start_room(teacher, one)
         student = new_page(browser)
         student.goto(f"{two}/?room={code}")  # the other replica
         at_step(student, 1)
