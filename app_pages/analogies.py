@@ -56,11 +56,11 @@ if query is not None:
     notes = st.container() if presentation.shown() else None  # on a projector: under the charts
     names = draw.chart_names()
     left, right = presentation.stacking("analogy").columns([2, 3])
-    best = viz.scores_chart(v["results"], t("Best answers", "Melhores respostas"), names,
-                            highlight=(exp.get("ids") or [None])[0], lang=lang())
+    best = exports.later(viz.scores_chart, v["results"], t("Best answers", "Melhores respostas"), names,
+                         highlight=(exp.get("ids") or [None])[0], lang=lang())
     exports.chart("analogy-answers", left, best)
-    pca = viz.analogy_chart(v["picture"], t("The analogy in 2D (PCA)", "A analogia em 2D (PCA)"),
-                            draw.kept_text(v["picture"]), names, lang=lang())
+    pca = exports.later(viz.analogy_chart, v["picture"], t("The analogy in 2D (PCA)", "A analogia em 2D (PCA)"),
+                        draw.kept_text(v["picture"]), names, lang=lang())
     exports.chart("analogy-pca", right, pca)
     right.caption(t("a − b + c is drawn as the sum itself, so the parallelogram closes; the scores compare "
                     "directions (cosines), so the best answer need not be the nearest dot.",
@@ -77,8 +77,8 @@ try:
 except EmbeddingError as e:
     draw.problem(e)
 else:
-    closest = viz.scores_chart(cached.view(m.name, near, nk, True, "", space, rare)["results"],
-                               t("Closest tokens by cosine", "Tokens mais próximos pelo cosseno"),
-                               names=draw.chart_names(), lang=lang())
+    closest = exports.later(viz.scores_chart, cached.view(m.name, near, nk, True, "", space, rare)["results"],
+                            t("Closest tokens by cosine", "Tokens mais próximos pelo cosseno"),
+                            names=draw.chart_names(), lang=lang())
     exports.chart("neighbours", st, closest)
 reproduce.command(*draw.commands(m.name, {key: st.session_state[key] for key in w}))  # chapter 15

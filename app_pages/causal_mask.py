@@ -51,8 +51,8 @@ if series:
         col.metric(name, viz.diff_text(max(values), lang=lang()),
                    help=t("max |difference| over every layer and head",
                           "máx |diferença| em todas as camadas e cabeças"))
-    bars = viz.diff_bars(series, t("Max |difference| of the word's attention row, per layer",
-                                   "Máx |diferença| da linha de atenção da palavra, por camada"),
+    bars = exports.later(viz.diff_bars, series, t("Max |difference| of the word's attention row, per layer",
+                                                  "Máx |diferença| da linha de atenção da palavra, por camada"),
                          names=words, lang=lang())
     exports.chart("mask-difference", st, bars)
 reproduce.command(*[["trophy", "--json", "--model", name, "--a", a, "--b", b, "--word", word, *extra]  # chapter 15

@@ -40,7 +40,7 @@ st.subheader(t("Every layer's guess for the next token", "O palpite de cada cama
 window = draw.window(view)
 frame = viz.grid_frame(worded_array(view["top_tokens"][:, window], marked=True), view["top_p"][:, window], tags[window],
                        window.start, lang(), cells=short_array(view["top_tokens"][:, window, 0]))
-exports.chart("logit-lens", st, viz.grid(frame, tags[window], window.start, names=words, lang=lang()),
+exports.chart("logit-lens", st, exports.later(viz.grid, frame, tags[window], window.start, names=words, lang=lang()),
               key="lens_grid", width="content")
 st.caption(t(f"Rows: the embeddings (bottom) and the output of each of the {view['n_layer']} blocks; columns: the "
              "input tokens. Each cell is the token that layer would predict next, coloured by its probability; hover "
@@ -82,7 +82,8 @@ if (target := lens.target_word(word, new_word)) is not None:
         st.text(" | ".join(e.details.get("readable", [])))
 st.text(t("Following: ", "Seguindo: ") + worded(view["targets"][position], marked=True))
 draw.metrics(view["rank"][:, position], view["p"][:, position])
-trace = viz.trace(viz.trace_frame(view["rank"][:, position], view["p"][:, position]), names=words, lang=lang())
+trace = exports.later(viz.trace, viz.trace_frame(view["rank"][:, position], view["p"][:, position]), names=words,
+                      lang=lang())
 exports.chart("lens-trace", st, trace, key="lens_trace")
 st.dataframe(draw.trace_table(view, position), hide_index=True, column_config=draw.trace_columns())
 reproduce.command(["lens", "--json", "--model", m.name, "--text", text, "--position", str(position)]

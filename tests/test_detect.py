@@ -169,6 +169,19 @@ def test_tpr_at_1_and_5_percent_fpr_equal_scikit_learns_roc_curve(seed):
     assert table["tpr_at_fpr"] == pytest.approx({"0.01": tpr[fpr <= 0.01].max(), "0.05": tpr[fpr <= 0.05].max()})
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_roc_curve_is_scikit_learns_with_ties(seed):
+    from sklearn.metrics import roc_curve
+
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 2, 500)
+    values = np.round(rng.normal(size=500) + labels, 1)  # ties on purpose
+    fpr, tpr, thresholds = roc_curve(labels, values, drop_intermediate=False)
+    curve = detect_eval.roc(labels, values)
+    assert curve["threshold"].tolist() == thresholds.tolist()
+    assert curve["fpr"] == pytest.approx(fpr, abs=1e-12) and curve["tpr"] == pytest.approx(tpr, abs=1e-12)
+
+
 def test_roc_rates_and_base_rate():
     labels, values = np.array([1, 1, 0, 1, 0, 0]), np.array([0.9, 0.8, 0.7, 0.6, 0.2, 0.1])
     curve = detect_eval.roc(labels, values)

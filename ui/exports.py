@@ -9,8 +9,11 @@ Charts are drawn larger in presentation mode (viz.present: their own sizes and V
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import NamedTuple
 
 from ui import presentation
+from ui.cached import charts as cached_charts
 from ui.i18n import t
 from viz.export import chart_png, chart_svg, csv_bytes
 from viz.present import for_projector
@@ -30,14 +33,35 @@ def _buttons(where, key: str, files: list[tuple[str, object, str, str]]) -> None
                             help=t(f"Download as {label}", f"Baixar como {label}"))
 
 
-def chart(name: str, where, ch, **kwargs):
-    """`where`.altair_chart(ch, **kwargs) (where: st or a column), then its SVG and PNG downloads; returns its event."""
-    if presentation.on():
-        ch = for_projector(ch)  # its own sizes and Vega's fonts larger
-    event = where.altair_chart(ch, **kwargs)
+class Later(NamedTuple):
+    """A chart not built yet: a viz function and its arguments (see `later`)."""
+    builder: Callable
+    args: tuple
+    kwargs: dict
+
+    def build(self):
+        return self.builder(*self.args, **self.kwargs)
+
+
+def later(builder: Callable, *args, **kwargs) -> Later:
+    """`builder(*args, **kwargs)`, built only when no reader has drawn the same chart yet (ui.cached.charts)."""
+    return Later(builder, args, kwargs)
+
+
+def chart(name: str, where, ch: Later, **kwargs):
+    """`where` draws the chart (where: st or a column; kwargs: st.vega_lite_chart's), then its SVG and PNG
+    downloads; returns its event. Its spec is made once per view and projector (ui.cached.charts.spec), and the
+    files are built only when a reader clicks."""
+    projector = presentation.on()  # its own sizes and Vega's fonts larger
+    built = f"{ch.builder.__module__}.{ch.builder.__qualname__}"
+    event = where.vega_lite_chart(cached_charts.spec(built, ch.builder, ch.args, ch.kwargs, projector), **kwargs)
+
+    def full():
+        return for_projector(ch.build()) if projector else ch.build()
+
     slug = _slug(name)
-    _buttons(where, kwargs.get("key") or slug, [("SVG", lambda: chart_svg(ch), f"{slug}.svg", "image/svg+xml"),
-                                                ("PNG", lambda: chart_png(ch), f"{slug}.png", "image/png")])
+    _buttons(where, kwargs.get("key") or slug, [("SVG", lambda: chart_svg(full()), f"{slug}.svg", "image/svg+xml"),
+                                                ("PNG", lambda: chart_png(full()), f"{slug}.png", "image/png")])
     return event
 
 

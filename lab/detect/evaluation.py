@@ -113,8 +113,11 @@ def roc(labels, values) -> dict[str, np.ndarray]:
     flagging every text scoring at or above it; starts at (0, 0)."""
     y, s = np.asarray(labels, dtype=bool), np.asarray(values, dtype=float)
     thresholds = np.unique(s)[::-1]
-    tpr = np.array([0.0] + [(s[y] >= t).mean() for t in thresholds])
-    fpr = np.array([0.0] + [(s[~y] >= t).mean() for t in thresholds])
+
+    def at_or_above(group: np.ndarray) -> np.ndarray:  # the share of `group` scoring >= each threshold
+        return (len(group) - np.searchsorted(np.sort(group), thresholds, side="left")) / len(group)
+
+    tpr, fpr = (np.concatenate([[0.0], at_or_above(s[mask])]) for mask in (y, ~y))
     return {"threshold": np.concatenate([[np.inf], thresholds]), "fpr": fpr, "tpr": tpr}
 
 

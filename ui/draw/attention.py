@@ -56,7 +56,7 @@ def all_heads(view: dict, frame, metric: widgets.Widget, words: dict) -> str:
                    "cabeça, linhas são camadas, colunas são cabeças, azul mais escuro onde um token olha mais "
                    "para outro. A tabela de todas as cabeças está abaixo."))
     exports.image("attention-overview", st, view["overview"])
-    grid = viz.summary_grid(frame, by := metric.draw(), names=words, lang=lang())
+    grid = exports.later(viz.summary_grid, frame, by := metric.draw(), names=words, lang=lang())
     exports.chart("head-summary", st, grid, key="attn_grid", width="content",
                   on_select=lambda: pick_head("attn_grid", frame))
     st.caption(t("Click a cell to open that head.", "Clique numa célula para abrir a cabeça."))
@@ -80,9 +80,9 @@ def one_head(view: dict, frame, layer_input: widgets.Widget, head_input: widgets
                      "legible); the overview and the table cover them all.",
                      f"O mapa mostra os tokens {start}–{start + shown - 1} de {n} (no máximo {viz.HEATMAP_MAX} "
                      "ficam legíveis); a visão geral e a tabela cobrem todos."))
-    chart = viz.heatmap(view["window"][layer, head], view["labels"][start:start + shown], offset=start,
-                        title=t(f"Layer {layer}, head {head}", f"Camada {layer}, cabeça {head}"),
-                        names=words, lang=lang())
+    chart = exports.later(viz.heatmap, view["window"][layer, head], view["labels"][start:start + shown], offset=start,
+                          title=t(f"Layer {layer}, head {head}", f"Camada {layer}, cabeça {head}"),
+                          names=words, lang=lang())
     exports.chart("attention-head", st, chart)  # fills its column, never spills into the next
     st.caption(t(f"Every head, one row each, sorted by {words[by]}, highest first (\"Colour by\" picks the order): "
                  "click a row to open it; click a column to sort by it.",
@@ -114,12 +114,12 @@ def mask_heatmaps(m, text: str, masks: list[bool], words: dict) -> None:
                      else t("Without the mask", "Sem a máscara"))
         left, right = presentation.stacking(f"causal-{on}").columns(2)
         tags, which = v["labels"], "masked" if on else "unmasked"
-        scores = viz.heatmap(v["scores"][layer, head], tags, t("Scores q·k/√d (before softmax)",
-                             "Scores q·k/√d (antes do softmax)"), value_title="score", scheme="purpleorange",
-                             digits=1, names=words, lang=lang())
+        scores = exports.later(viz.heatmap, v["scores"][layer, head], tags, t("Scores q·k/√d (before softmax)",
+                               "Scores q·k/√d (antes do softmax)"), value_title="score", scheme="purpleorange",
+                               digits=1, names=words, lang=lang())
         exports.chart(f"scores-{which}", left, scores)
-        weights = viz.heatmap(v["attention"][layer, head], tags, t("Weights (after softmax)",
-                              "Pesos (depois do softmax)"), names=words, lang=lang())
+        weights = exports.later(viz.heatmap, v["attention"][layer, head], tags, t("Weights (after softmax)",
+                                "Pesos (depois do softmax)"), names=words, lang=lang())
         exports.chart(f"weights-{which}", right, weights)
     loss_without_mask(views)
 

@@ -29,7 +29,7 @@ def half(n: int | None, max_n: int) -> str:
 def curves(results: list[dict], max_n: int) -> None:
     """Observed against (1 - e)^n for every model, and the table of e, half-lives and conditional rates."""
     observed, predicted = t("observed", "observado"), "(1 − e)ⁿ"
-    exports.chart("ceiling-curves", st, viz.curve_chart(
+    exports.chart("ceiling-curves", st, exports.later(viz.curve_chart,
         viz.curve_frame(results, observed, predicted),
         t("Chance that n predictions in a row are right", "Chance de n previsões seguidas estarem certas"),
         t("n (tokens in a row)", "n (tokens seguidos)"),

@@ -122,18 +122,19 @@ def tensor(view: dict, labels: list[str], step: str, head: int) -> None:
     if square(step):
         title = t(f"head {head}", f"cabeça {head}")
         scheme = "blues" if step == "attn.weights" else "purpleorange"  # scores: either sign
-        chart = heat.heatmap(values, labels, title=title, size=min(560, 170 + 28 * len(labels)), lang=lang(),
-                             scheme=scheme, value_title=t("score", "nota") if step != "attn.weights" else None,
-                             names=attention_names())
+        chart = exports.later(heat.heatmap, values, labels, title=title, size=min(560, 170 + 28 * len(labels)),
+                              lang=lang(), scheme=scheme,
+                              value_title=t("score", "nota") if step != "attn.weights" else None,
+                              names=attention_names())
     else:
         shown = t(f"the first {values.shape[1]} of {view['shape'][-1]} columns" if values.shape[1] < view["shape"][-1]
                   else "every column", f"as primeiras {values.shape[1]} de {view['shape'][-1]} colunas"
                   if values.shape[1] < view["shape"][-1] else "todas as colunas")
         rows = labels if step not in ("attn.present", "present") else labels[:len(values)]
-        chart = viz.matrix(values, rows, shown, tokens, t("column", "coluna"), lang())
+        chart = exports.later(viz.matrix, values, rows, shown, tokens, t("column", "coluna"), lang())
     exports.chart(f"code-{step}", st, chart, key=f"code_chart_{step}")
     if len(view["norms"]) == len(labels) and not square(step):
-        exports.chart(f"code-{step}-norms", st, viz.norms(view["norms"], labels, t(
+        exports.chart(f"code-{step}-norms", st, exports.later(viz.norms, view["norms"], labels, t(
             "each token's vector length", "o comprimento do vetor de cada token"), tokens, t("norm", "norma"),
             lang()), key=f"code_norms_{step}")
     en, pt, page = pointer(step)
@@ -155,8 +156,9 @@ def sci(x: float) -> str:
 def top(result: dict) -> None:
     """The last position's top tokens and the parity figure."""
     shown = [(worded(s), v) for s, v in result["top"]]  # a lone byte in words, never \\xc3
-    exports.chart("code-top", st, viz.top_logits(shown, t("the next token, top 5", "o próximo token, top 5"),
-                                                 "logit", lang()), key="code_top")
+    exports.chart("code-top", st, exports.later(viz.top_logits, shown, t("the next token, top 5",
+                                                                         "o próximo token, top 5"), "logit", lang()),
+                  key="code_top")
     st.caption(t(f"Largest difference from transformers' own logits on this text: {sci(result['max_abs_diff'])}.",
                  f"Maior diferença para os logits do próprio transformers neste texto: {sci(result['max_abs_diff'])}."))
 
@@ -165,7 +167,7 @@ def kv_section(rows: list[dict]) -> None:
     """The cache growing step by step, the cost of each step both ways, and how far apart their logits are."""
     cache, without = t("with the cache", "com o cache"), t("without (whole sequence again)", "sem (a sequência toda "
                                                            "de novo)")
-    exports.chart("code-kv", st, viz.kv_chart(rows, cache, without, t(
+    exports.chart("code-kv", st, exports.later(viz.kv_chart, rows, cache, without, t(
         "Cost of each new token", "Custo de cada token novo"), t("tokens so far", "tokens até aqui"), "ms", lang()),
         key="code_kv")
     frame = pd.DataFrame([{t("step", "passo"): r["step"], t("new token", "token novo"): shown(r["text"]),

@@ -4,6 +4,7 @@ table, the published figures and a conclusion computed from the numbers. ui.cach
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -67,7 +68,7 @@ def coloured_text(view: dict, buckets: tuple) -> None:
                  "Cada token tem a cor do posto que o modelo lhe deu, sabendo só o texto anterior (o primeiro token "
                  "não tem contexto e fica sem cor). Passe o mouse num token para ver o posto, a probabilidade e o "
                  "que o modelo esperava no lugar."))
-    exports.chart("gltr-buckets", st, viz.bucket_chart(view["scores"]["gltr"], names, t(
+    exports.chart("gltr-buckets", st, exports.later(viz.bucket_chart, view["scores"]["gltr"], names, t(
         "GLTR's histogram: where this text's tokens rank", "Histograma do GLTR: onde os tokens deste texto ficam"),
         t("share of tokens", "fração dos tokens"), lang()))
 
@@ -87,10 +88,10 @@ def scores_table(view: dict, evaluation: dict) -> None:
 def distribution(rows: list[dict], at: dict, value: float) -> None:
     """The chosen score over the set, human against machine, with this text and the threshold marked."""
     method = at["method"]
+    machine, human = t("machine", "máquina"), t("human", "humano")
     values = pd.DataFrame({"value": [r[method] for r in rows],
-                           "who": [t("machine", "máquina") if m else t("human", "humano")
-                                   for m in detect_eval.is_machine(rows)]})
-    exports.chart("detector-distribution", st, viz.distribution_chart(
+                           "who": [machine if m else human for m in detect_eval.is_machine(rows)]})
+    exports.chart("detector-distribution", st, exports.later(viz.distribution_chart,
         values, {t("this text", "este texto"): value, t("threshold", "limiar"): at["score_threshold"]},
         t("The set's texts on this score", "Os textos do conjunto neste escore"), method_names()[method],
         t("share of the group's texts", "fração dos textos do grupo"), lang()))
@@ -107,8 +108,9 @@ def threshold_section(at: dict) -> None:
                                       t("written by a person", "escrito por uma pessoa")],
                                  flagged: [at["tp"], at["fp"]], passed: [at["fn"], at["tn"]]}), hide_index=True)
     area = num(at["auroc"], 3)
-    exports.chart("detector-roc", right, viz.roc_chart(
-        at["roc"], (at["fpr"], at["tpr"]), t(f"ROC curve (AUROC {area})", f"Curva ROC (AUROC {area})"),
+    curve = {k: np.asarray(v) for k, v in at["roc"].items()}  # arrays: a cached chart's key hashes them at once
+    exports.chart("detector-roc", right, exports.later(viz.roc_chart,
+        curve, (at["fpr"], at["tpr"]), t(f"ROC curve (AUROC {area})", f"Curva ROC (AUROC {area})"),
         t("human texts flagged", "textos humanos acusados"), t("machine texts caught", "textos de máquina pegos"),
         lang()))
 

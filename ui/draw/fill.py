@@ -40,9 +40,8 @@ def fills(result: dict, in_order: bool) -> None:
     for k, (mask, col) in enumerate(zip(result["masks"], columns * len(result["masks"]), strict=False)):
         title = t(f"mask {k + 1} (token {mask['position']})", f"máscara {k + 1} (token {mask['position']})")
         shown = [c | {"token": worded(c["token"])} for c in mask["candidates"]]
-        exports.chart(f"fill-mask-{k + 1}", col, viz.candidates(shown, title, t("probability",
-                                                                                                   "probabilidade"),
-                                                               lang()), key=f"fill_chart_{k}")
+        chart = exports.later(viz.candidates, shown, title, t("probability", "probabilidade"), lang())
+        exports.chart(f"fill-mask-{k + 1}", col, chart, key=f"fill_chart_{k}")
 
 
 def comparison(result: dict, encoder: str, decoder: str) -> None:
@@ -50,7 +49,7 @@ def comparison(result: dict, encoder: str, decoder: str) -> None:
     best = viz.top_gains(result["gain"])
     frame = viz.compare_frame(result["positions"], result["labels"], f"{encoder} ({t('masked alone', 'mascarado')})",
                               f"{decoder} ({t('left only', 'só a esquerda')})")
-    exports.chart("fill-compare", st, viz.compare_chart(frame, result["labels"], best, t(
+    exports.chart("fill-compare", st, exports.later(viz.compare_chart, frame, result["labels"], best, t(
         "Probability of each token of the text", "Probabilidade de cada token do texto"),
         t("probability (log scale)", "probabilidade (escala log)"), lang()), key="fill_compare")
     words = ", ".join(f"“{result['labels'][i].strip() or result['labels'][i]}”" for i in best)
@@ -92,7 +91,7 @@ def masking(view: dict, epoch: int) -> None:
     words = action_words()
     actions = view["epochs"][epoch - 1]
     st.html(viz.chips_html(view["tokens"], actions, words))
-    exports.chart("fill-masking", st, viz.masking_grid(view["tokens"], view["epochs"], words, t(
+    exports.chart("fill-masking", st, exports.later(viz.masking_grid, view["tokens"], view["epochs"], words, t(
         f"What training asks about, epoch by epoch ({cached.EPOCHS} epochs)",
         f"O que o treino pergunta, época a época ({cached.EPOCHS} épocas)"), t("epoch", "época"), lang()),
         key="fill_masking")

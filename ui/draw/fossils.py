@@ -91,13 +91,13 @@ def charts(rows: list[dict]) -> None:
     common = {"model": t("model", "modelo"), "params": t("parameters", "parâmetros"),
               "date": t("released", "lançado"), "context": t("context (tokens)", "contexto (tokens)")}
     left, right = st.columns(2)
-    exports.chart("fossils-timeline", left, viz.timeline(df, common | {"title": t(
+    exports.chart("fossils-timeline", left, exports.later(viz.timeline, df, common | {"title": t(
         "Parameters over time (log scale)", "Parâmetros ao longo do tempo (escala log)")}, lang()))
-    exports.chart("fossils-context", right, viz.by_context(df, common | {"title": t(
+    exports.chart("fossils-context", right, exports.later(viz.by_context, df, common | {"title": t(
         "Parameters against context (log scales)", "Parâmetros contra contexto (escalas log)")}, lang()))
     parts = {"embeddings": "embeddings", "attention": t("attention", "atenção"), "mlp": "MLP",
              "norms": t("norms", "normas"), "head": t("head", "cabeça de saída")}
-    exports.chart("fossils-split", st, viz.split(rows, parts, common | {
+    exports.chart("fossils-split", st, exports.later(viz.split, rows, parts, common | {
         "title": t("Where the parameters are", "Onde estão os parâmetros"), "share": t("share", "fração"),
         "part": t("part", "parte")}, lang()))
 

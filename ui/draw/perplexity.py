@@ -53,7 +53,7 @@ def table(results: list[dict], labels: dict, headers: dict) -> None:
               "com o mesmo tokenizador (os tamanhos do GPT-2 e o DistilGPT-2; os três decoders do curso). A "
               "pseudo-perplexidade dos encoders vê os dois lados de cada token e não se compara com número nenhum "
               "de decoder."))
-    exports.chart("bits-per-byte", st, viz.bits_chart(
+    exports.chart("bits-per-byte", st, exports.later(viz.bits_chart,
         frame, t("Bits per byte, smaller models first", "Bits por byte, modelos menores primeiro"),
         t("bits per byte (lower is better)", "bits por byte (menor é melhor)"),
         {"decoder": t("decoder", "decoder"), "pseudo": pseudo}, lang()))
@@ -65,7 +65,7 @@ def scale(results: list[dict]) -> None:
     if len(frame) < 2:
         return
     st.subheader(t("What scale buys, offline", "O que a escala compra, offline"))
-    exports.chart("scale-curve", st, viz.scale_chart(
+    exports.chart("scale-curve", st, exports.later(viz.scale_chart,
         frame, t("Course decoders: same tokenizer, corpus and context; only size differs",
                  "Decoders do curso: mesmo tokenizador, corpus e contexto; só o tamanho muda"),
         t("non-embedding parameters (log)", "parâmetros fora dos embeddings (log)"),

@@ -121,7 +121,7 @@ def step(result: dict, i: int, top_p: float) -> None:
     words = names()
     texts = [worded(x, marked=True) for x in chosen["texts"]]  # a lone byte in words, never \\xc3
     stages = viz.stages_frame(chosen, texts, chosen["id"])
-    exports.chart("sampling-stages", st, viz.stages_chart(stages, words, lang()))
+    exports.chart("sampling-stages", st, exports.later(viz.stages_chart, stages, words, lang()))
     st.caption(t(f"The {len(chosen['texts'])} most likely tokens before any filter, best first (1 is the argmax). "
                  f"Top-k left {num(chosen['kept_topk'])} tokens, top-p then {num(chosen['kept'])}; the drawn token "
                  "is orange. Each stage renormalises what survives.",
@@ -129,7 +129,8 @@ def step(result: dict, i: int, top_p: float) -> None:
                  f"o argmax). O top-k deixou {num(chosen['kept_topk'])} tokens, o top-p depois {num(chosen['kept'])}; "
                  "o sorteado está em laranja. Cada etapa renormaliza o que sobra."))
     cumulative = viz.cumulative_frame(chosen, texts)
-    exports.chart("sampling-cumulative", st, viz.cumulative_chart(cumulative, top_p, words, lang()), height=260)
+    exports.chart("sampling-cumulative", st, exports.later(viz.cumulative_chart, cumulative, top_p, words, lang()),
+                  height=260)
 
 
 def names() -> dict:

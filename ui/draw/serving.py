@@ -27,7 +27,7 @@ def results(saved: dict) -> None:
               ("tokens_per_s", t("Throughput, all requests together", "Vazão, todas as requisições juntas"),
                t("tokens per second", "tokens por segundo")))
     for measure, title, unit in charts:  # full width each: four lines and their legend stay legible
-        exports.chart(f"serving-{measure}", st, viz.chart(data, measure, title, unit, x, lang()),
+        exports.chart(f"serving-{measure}", st, exports.later(viz.chart, data, measure, title, unit, x, lang()),
                       key=f"serve_{measure}")
     ms = lambda v: "—" if v is None else num(1000 * v, 1)  # noqa: E731
     rows = [{t("mode", "modo"): run.modes()[r["mode"]], t("concurrency", "concorrência"): r["concurrency"],

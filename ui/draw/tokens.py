@@ -78,8 +78,8 @@ def premium(pt: str, en: str, pairs: int) -> None:
                          "vezes o tamanho do inglês (traduções ficam entre cerca de 0,7 e 1,4). O ágio do seu "
                          "texto compara textos diferentes e quer dizer pouco."))
     y_title = t("pt tokens ÷ en tokens", "tokens pt ÷ tokens en")  # short: it must fit the chart's height
-    exports.chart("premium", st, viz.premium_chart(viz.premium_frame(series), y_title=y_title, lang=lang()),
-                  width="stretch")
+    exports.chart("premium", st, exports.later(viz.premium_chart, viz.premium_frame(series), y_title=y_title,
+                                               lang=lang()), width="stretch")
     st.caption(t("Above 1.0, the same content costs Portuguese readers more tokens: more money per request and "
                  "less text in the context window. CLI: `python -m lab premium --sample`.",
                  "Acima de 1,0, o mesmo conteúdo custa mais tokens para quem lê em português: mais dinheiro por "

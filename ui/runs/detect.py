@@ -15,10 +15,12 @@ from lab.detect import evaluation as detect_eval
 from lab.detect import labelled_set as detect_set
 from lab.detect import scoring as detect
 from ui.model_loader import get_model
+from ui.runs.single import Single
 
 _rows: dict[tuple, list[dict]] = {}
 _evaluated: dict[int, tuple[list[dict], dict]] = {}  # id(rows) -> (rows, detect_eval.evaluate(rows)): one per set
 _lock = threading.Lock()
+_single = Single()  # a class on a cold link: the first reader scores or evaluates, the others wait for it
 
 
 def set_rows(model: str, observer: str | None, buckets: tuple, progress_bar: Callable) -> list[dict]:
@@ -26,9 +28,18 @@ def set_rows(model: str, observer: str | None, buckets: tuple, progress_bar: Cal
     `progress_bar()` (st.progress's: .progress(f), .empty()) drawn while they are."""
     m, o = get_model(model), get_model(observer) if observer else None
     key = (detect_eval.weights_id(m), detect_eval.weights_id(o) if o is not None else None, buckets)  # by weights:
-    with _lock:  # a retrained model or a test's stand-in never gets another model's rows
-        if key in _rows:
-            return _rows[key]
+    with _single.turn(key):
+        with _lock:  # a retrained model or a test's stand-in never gets another model's rows
+            if key in _rows:
+                return _rows[key]
+        rows = _scored(m, o, buckets, progress_bar)
+        with _lock:
+            _rows[key] = rows
+        return rows
+
+
+def _scored(m, o, buckets: tuple, progress_bar: Callable) -> list[dict]:
+    """The set's rows for this pair: shipped, or scored now (a balanced tenth of the set) with a progress bar."""
     rows = detect_eval.shipped_rows(m, o, buckets)
     if rows is None:  # not shipped: every human text and one continuation of each (a tenth of the machine texts)
         if o is None:
@@ -39,22 +50,21 @@ def set_rows(model: str, observer: str | None, buckets: tuple, progress_bar: Cal
         texts = detect_set.balanced(detect_set.load()["texts"])
         rows = detect_eval.score_set(m, texts, o, buckets, progress=bar.progress)
         bar.empty()
-    with _lock:
-        _rows[key] = rows
     return rows
 
 
 def evaluation(rows: list[dict]) -> dict:
     """detect_eval.evaluate(rows) (every score's AUROC and rates on the set), computed once per stored set of
     rows: every reader of the page shares it (a class on one link paid it per reader). Read-only."""
-    with _lock:
-        found = _evaluated.get(id(rows))
-    if found is not None and found[0] is rows:
-        return found[1]
-    result = detect_eval.evaluate(rows)
-    with _lock:
-        _evaluated[id(rows)] = (rows, result)  # rows kept with it: their id is not reused while stored
-    return result
+    with _single.turn(("evaluation", id(rows))):
+        with _lock:
+            found = _evaluated.get(id(rows))
+        if found is not None and found[0] is rows:
+            return found[1]
+        result = detect_eval.evaluate(rows)
+        with _lock:
+            _evaluated[id(rows)] = (rows, result)  # rows kept with it: their id is not reused while stored
+        return result
 
 
 def clear() -> None:

@@ -20,10 +20,12 @@ from lab.text import encode, readable
 from ui import messages
 from ui.i18n import t
 from ui.model_loader import load_named
+from ui.runs.single import Single
 
 MAX_RESULTS = 256
 _results: OrderedDict[tuple, dict] = OrderedDict()
 _lock = threading.Lock()
+_single = Single()  # a class on a cold link: the first reader evaluates, the others wait for its result
 
 
 def _key(name: str, text: str, fraction: float) -> tuple:
@@ -57,6 +59,12 @@ def evaluate(name: str, text: str, fraction: float, progress_bar: Callable) -> d
     `progress_bar(words)` draws a bar (st.progress's: .progress(f, text=words), .empty()) for the evaluation."""
     if (found := stored(name, text, fraction)) is not None:
         return found
+    with _single.turn(_key(name, text, fraction)):
+        return stored(name, text, fraction) or _evaluate(name, text, fraction, progress_bar)
+
+
+def _evaluate(name: str, text: str, fraction: float, progress_bar: Callable) -> dict:
+    """evaluate's computation, stored when it succeeds."""
     label = registry.info(name).label if name in registry.REGISTRY else name
     try:
         loaded = load_named(name)

@@ -1,0 +1,23 @@
+"""Chart specs made once per view: a class of 30 on one link asks for the same charts 30 times.
+
+Building an Altair chart and turning it into Vega-Lite (Altair validates the whole spec against its JSON schema,
+under a lock Streamlit holds for every session) was most of a warm rerun on the chart-heavy pages. Here it
+happens once per (builder, arguments, projector); every later reader gets the finished spec (st.cache_data hands
+each one its own copy) and ui.exports draws it with st.vega_lite_chart, exactly what st.altair_chart would draw.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.elements.vega_charts import _convert_altair_to_vega_lite_spec as streamlit_spec
+
+from viz.present import for_projector
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def spec(builder: str, _build, args: tuple, kwargs: dict, projector: bool) -> dict:
+    """The Vega-Lite spec st.altair_chart would send for `_build(*args, **kwargs)` (a viz function, known in the
+    cache's key by its full name `builder`), enlarged for a projector when `projector`. Its data are Arrow
+    datasets, as Streamlit's own."""
+    chart = _build(*args, **kwargs)
+    return streamlit_spec(for_projector(chart) if projector else chart)
