@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import a11y, lesson, presentation, sidebar, url_state
+from ui import a11y, lesson, lesson_maker, presentation, sidebar, url_state
 from ui.chapters import TITLES
 from ui.i18n import t
 
@@ -38,6 +38,7 @@ with url_state.publishing(), lesson.presenting(nav):
     sidebar.draw()
     with st.sidebar:
         presentation.toggle()
+    lesson_maker.add_view(nav.url_path or "home")  # "Add this view to a lesson" (ui/lesson_maker.py)
     presentation.style()
     a11y.style()  # <html lang> and what the theme cannot reach (docs/accessibility.md)
     nav.run()

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui import lesson_maker
 from ui.chapters import CHAPTERS, TITLES
 from ui.i18n import t
 from ui.lesson import shipped
@@ -22,6 +23,7 @@ st.caption(t("A lesson walks a class through the pages one step at a time, with 
              "passador de slides vai ao próximo passo. Como escrever a sua: docs/teaching.md."))
 for name, title in shipped():
     st.page_link("app_pages/home.py", label=title, query_params={"lesson": name}, icon=":material/school:")
+lesson_maker.editor()
 st.subheader(t("The course, chapter by chapter", "O curso, capítulo por capítulo"))
 
 for number, title_en, title_pt, pages, command, what_en, what_pt in CHAPTERS:

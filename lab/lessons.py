@@ -206,7 +206,20 @@ def registry_models() -> set[str]:
 
 
 def load(path: Path) -> Lesson:
-    """A lesson file, checked whole."""
+    """A lesson file, checked whole (read again only when the file changed: every page in a lesson and the home
+    page's list read the shipped files on every run)."""
+    try:
+        seen = Path(path).stat()
+    except OSError:
+        seen = None
+    if seen is None:
+        return _load(Path(path), None)
+    return _load(Path(path).resolve(), (seen.st_mtime_ns, seen.st_size))
+
+
+@functools.lru_cache(maxsize=64)
+def _load(path: Path, version: tuple | None) -> Lesson:
+    """load's reading and checking, once per file version (a Lesson is frozen; nothing changes it)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -226,3 +239,62 @@ def named(name: str) -> Lesson:
     if not isinstance(name, str) or not NAME.fullmatch(name) or name not in shipped():
         _fail("lesson", f"{name[:40]!r} is not a shipped lesson" if isinstance(name, str) else "no such lesson")
     return load(LESSONS_DIR / f"{name}.yaml")
+
+
+# Making a lesson in the app: a view recorded as a step, the draft written as a file (ui/lesson_maker.py draws).
+def typed(text: str, spec: dict):
+    """A link's value (text) as a lesson file writes this input (its kind): 3, 0.7, true, [a, b] or text."""
+    kind = spec.get("kind")
+    try:
+        if kind == "integer":
+            return int(text)
+        if kind == "real":
+            return float(text)
+    except ValueError:
+        return text  # parse() names it
+    if kind == "boolean":
+        return {"true": True, "false": False}.get(text.lower(), text)
+    if kind == "choices":
+        return [v for v in text.split(",") if v]
+    return text
+
+
+def step_data(page: str, params: dict[str, str], note: dict) -> dict:
+    """A step as a lesson file holds it, for the view of `page` whose link carries `params` (only the page's own
+    inputs are kept, typed as a file writes them; a value equal to its default is left out, as the page's link
+    leaves it out)."""
+    specs = catalogue().get(page, {})
+    inputs = {k: typed(v, specs[k]) for k, v in params.items() if k in specs and v != specs[k].get("default")}
+    return {"page": page, "inputs": inputs, "note": dict(note)}
+
+
+def data(lesson: Lesson) -> dict:
+    """A checked lesson as its file holds it (parse(data(lesson)) gives it back)."""
+    steps = [{"page": s.page, "inputs": dict(s.inputs), "note": dict(s.note)}
+             | ({"question": dict(s.question)} if s.question else {}) for s in lesson.steps]
+    return {"title": dict(lesson.title)} | ({"model": lesson.model} if lesson.model else {}) | {"steps": steps}
+
+
+def step_query(lesson: Lesson, k: int, lang: str, default_model: str) -> str:
+    """The query string of step k's link (?lesson=NAME&step=K with the step's inputs, model and language), as a
+    class opens it: what `python -m lab lesson warm` asks the running app for."""
+    from urllib.parse import urlencode
+
+    params = {"lesson": lesson.name, "step": str(k), "lang": lang, "model": lesson.model or default_model}
+    return urlencode(params | link_params(lesson.steps[k - 1], short=True))
+
+
+def from_bytes(raw: bytes, name: str) -> Lesson:
+    """A lesson from a file's bytes (an upload), checked as a shipped file is."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        _fail("file", "cannot be read as UTF-8 text")
+    return loads(text, name, registry_models())
+
+
+def dumps(lesson: Lesson) -> str:
+    """A checked lesson as a YAML file (UTF-8 text: accents as they are), readable by loads()."""
+    import yaml
+
+    return yaml.safe_dump(data(lesson), allow_unicode=True, sort_keys=False, width=100)

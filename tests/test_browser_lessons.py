@@ -140,3 +140,43 @@ def test_an_arrow_key_on_a_slider_moves_the_slider_not_the_step(app_url):
         page.wait_for_selector(".st-key-lesson_back button", timeout=TIMEOUT)  # the slider moved: "back to the step"
         wait_idle(page, TIMEOUT)
         assert re.search(r"\bstep=2\b", page.url) and "step 2 of 5" in page.locator(BAR).first.text_content()
+
+
+def open_maker(page, app_url: str, query: str = "") -> None:
+    """The home page with its lesson editor drawn."""
+    page.goto(f"{app_url}/{query}")
+    page.get_by_text("Make your own lesson" if "lang=pt" not in query else "Monte a sua lição").wait_for(
+        timeout=TIMEOUT)
+    wait_idle(page, TIMEOUT)
+
+
+def test_a_lesson_made_in_the_app_downloads_and_uploads_back(app_url, tmp_path):
+    """Add two views, download the file, then upload a broken file (the draft stays, one message) and the
+    downloaded one (it becomes the draft again)."""
+    with chromium() as browser:
+        page = new_page(browser)
+        page.goto(f"{app_url}/attention?attn_layer=2&attn_head=3")
+        wait_idle(page, TIMEOUT)
+        page.get_by_text("Make a lesson").click()
+        page.get_by_label("Note for the teacher (this step)").fill("Layer 2, head 3.")
+        page.get_by_role("button", name="Add this view to a lesson").click()
+        page.get_by_text("Added as step 1").wait_for(timeout=TIMEOUT)
+        page.get_by_role("link", name=re.compile("Edit the draft")).click()
+        page.get_by_role("button", name="Download the lesson file").wait_for(timeout=TIMEOUT)
+        with page.expect_download(timeout=TIMEOUT) as got:
+            page.get_by_role("button", name="Download the lesson file").click()
+        saved = tmp_path / got.value.suggested_filename
+        got.value.save_as(saved)
+        text = saved.read_text(encoding="utf-8")
+        assert saved.name == "my-lesson.yaml" and "attn_layer: 2" in text and "Layer 2, head 3." in text
+        broken = tmp_path / "broken.yaml"
+        broken.write_text("title: {en: a, pt: b}\nsteps: [\n", encoding="utf-8")
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(broken))
+        page.get_by_text("your draft is unchanged").wait_for(timeout=TIMEOUT)
+        assert "line 3, column 1: not valid YAML" in page.locator('[data-testid="stAlert"]').all_text_contents()[-1]
+        assert page.get_by_role("button", name="Download the lesson file").count() == 1  # the draft is still there
+        edited = tmp_path / "edited.yaml"
+        edited.write_text(text.replace("Layer 2, head 3.", "Camada 2, cabeça 3.") + "", encoding="utf-8")
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(edited))
+        page.get_by_text("Loaded: 1 step.").wait_for(timeout=TIMEOUT)
+        assert page.get_by_label("Teacher's note (en)").input_value() == "Camada 2, cabeça 3."

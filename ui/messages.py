@@ -167,9 +167,18 @@ LINKS: dict[tuple[str, str], Words] = {
     ("LinkValueError", "*"): lambda d: ("not usable here", "não serve aqui"),
 }
 
+def _lesson_pt(where: str, problem: str) -> str:
+    """A lesson's problem in Portuguese: a file that is not YAML at all in full, any other with its English
+    detail (which names the field as the file writes it)."""
+    if problem.startswith("not valid YAML"):
+        where = where.replace("line", "linha").replace("column", "coluna").replace("file", "arquivo")
+        return f"{where}: não é YAML válido{problem[len('not valid YAML'):]}"
+    return f"{where}: {problem} (detalhe em inglês)"
+
+
 # Lessons and rooms (ui/lesson.py, ui/rooms.py): a room's code is checked against its alphabet before it is shown.
 TEACHING: dict[tuple[str, str], Words] = {
-    ("LessonError", "bad_lesson"): lambda d: (None, f"{d['where']}: {d['problem']} (detalhe em inglês)"),
+    ("LessonError", "bad_lesson"): lambda d: (None, _lesson_pt(d["where"], d["problem"])),
     ("RoomError", "not_a_code"): lambda d: ("That is not a room code (six letters and digits).",
                                             "Isto não é o código de uma sala (seis letras e algarismos)."),
     ("RoomError", "no_room"): lambda d: (f"There is no room {d['code']}: it never existed or it has expired.",
