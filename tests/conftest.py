@@ -100,6 +100,25 @@ def fresh_caches(monkeypatch):
 
 
 @pytest.fixture
+def shared_runtime(monkeypatch):
+    """For tests that run several AppTest sessions at once in threads (a class on one link). Each AppTest run sets
+    Streamlit's global Runtime instance when it starts and clears it when it ends, so one session ending can pull
+    it from under another one starting ("Runtime hasn't been created!"). Here a run's start still sets it and its
+    end leaves it; it is cleared after the test."""
+    from streamlit.runtime import Runtime
+    from streamlit.testing.v1 import app_test
+
+    class Keep(type):
+        def __setattr__(cls, name, value):
+            if not (name == "_instance" and value is None):
+                setattr(Runtime, name, value)
+
+    monkeypatch.setattr(app_test, "Runtime", Keep("KeptRuntime", (Runtime,), {}))
+    yield
+    Runtime._instance = None
+
+
+@pytest.fixture
 def course_standins(fresh_caches, tmp_path, monkeypatch, tiny_model_dirs):
     """Every course model is a tiny random one (COURSE_STANDINS); an offline, private HF cache; every
     Streamlit cache and the shared model cache empty before and after (fresh_caches). Yields the private

@@ -67,7 +67,8 @@ def at_once(open_page, n: int, gate: threading.Event) -> list:
     return results
 
 
-def test_three_readers_of_a_cold_perplexity_link_evaluate_each_model_once(course_standins, monkeypatch):
+def test_three_readers_of_a_cold_perplexity_link_evaluate_each_model_once(course_standins, monkeypatch,
+                                                                           shared_runtime):
     from lab import perplexity
 
     real, calls, gate = perplexity.evaluate, [], threading.Event()
@@ -85,7 +86,7 @@ def test_three_readers_of_a_cold_perplexity_link_evaluate_each_model_once(course
     assert tables[0] == tables[1] == tables[2]
 
 
-def test_three_readers_of_a_cold_detector_link_evaluate_the_set_once(course_standins, monkeypatch):
+def test_three_readers_of_a_cold_detector_link_evaluate_the_set_once(course_standins, monkeypatch, shared_runtime):
     from lab.detect import evaluation as detect_eval
 
     real, calls, gate = detect_eval.evaluate, [], threading.Event()

@@ -24,7 +24,8 @@ def test_later_readers_of_a_link_replay_it_without_a_forward_pass(course_standin
     assert streamed(seeded) != text and forwards["n"] == 3 * n
 
 
-def test_readers_arriving_while_it_streams_follow_the_first_one(course_standins, forwards, monkeypatch):
+def test_readers_arriving_while_it_streams_follow_the_first_one(course_standins, forwards, monkeypatch,
+                                                                 shared_runtime):
     """Three sessions at once (threads, as Streamlit runs them): the model runs for one stream only."""
     from lab import sampling
 
