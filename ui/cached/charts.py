@@ -14,7 +14,7 @@ from streamlit.elements.vega_charts import _convert_altair_to_vega_lite_spec as 
 from viz.present import for_projector
 
 
-@st.cache_data(max_entries=512, show_spinner=False)
+@st.cache_data(max_entries=128, show_spinner=False)  # specs are 25-60 kB; a 64-token heatmap 300 kB: <= ~38 MB
 def spec(builder: str, _build, args: tuple, kwargs: dict, projector: bool) -> dict:
     """The Vega-Lite spec st.altair_chart would send for `_build(*args, **kwargs)` (a viz function, known in the
     cache's key by its full name `builder`), enlarged for a projector when `projector`. Its data are Arrow
