@@ -210,9 +210,7 @@ def load(path: Path) -> Lesson:
     page's list read the shipped files on every run)."""
     try:
         seen = Path(path).stat()
-    except OSError:
-        seen = None
-    if seen is None:
+    except OSError:  # _load says why
         return _load(Path(path), None)
     return _load(Path(path).resolve(), (seen.st_mtime_ns, seen.st_size))
 
@@ -275,13 +273,11 @@ def data(lesson: Lesson) -> dict:
     return {"title": dict(lesson.title)} | ({"model": lesson.model} if lesson.model else {}) | {"steps": steps}
 
 
-def step_query(lesson: Lesson, k: int, lang: str, default_model: str) -> str:
-    """The query string of step k's link (?lesson=NAME&step=K with the step's inputs, model and language), as a
-    class opens it: what `python -m lab lesson warm` asks the running app for."""
-    from urllib.parse import urlencode
-
-    params = {"lesson": lesson.name, "step": str(k), "lang": lang, "model": lesson.model or default_model}
-    return urlencode(params | link_params(lesson.steps[k - 1], short=True))
+def step_link(lesson: Lesson, k: int, lang: str, default_model: str) -> dict[str, str]:
+    """Step k's link parameters (the lesson and step, the language, the model, the step's inputs as its page writes
+    them): what ui.lesson puts in the address, and what `python -m lab lesson warm` asks the running app for."""
+    params = {"lang": lang, "model": lesson.model or default_model, "lesson": lesson.name, "step": str(k)}
+    return params | link_params(lesson.steps[k - 1], short=True)
 
 
 def from_bytes(raw: bytes, name: str) -> Lesson:

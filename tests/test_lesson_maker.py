@@ -32,7 +32,7 @@ def attention_view(**params):
 
 
 @pytest.mark.parametrize("language", ["en", "pt"])
-def test_a_recorded_view_opens_again_as_the_teacher_had_it(language, tmp_path):
+def test_a_recorded_view_opens_again_as_the_teacher_had_it(language):
     at = add(attention_view(lang=language), "Entropy: which heads spread out?")
     step = at.session_state[DRAFT]["steps"][0]["step"]
     assert step == {"page": "attention", "inputs": VIEW, "note": {"en": "Entropy: which heads spread out?",
@@ -46,12 +46,11 @@ def test_a_recorded_view_opens_again_as_the_teacher_had_it(language, tmp_path):
     text = lessons.dumps(lesson)
     assert lessons.loads(text, lesson.name, lessons.registry_models()) == lesson  # the file reads back as the draft
     assert yaml.safe_load(text)["steps"][0]["inputs"] == VIEW and "lição" in text  # UTF-8 as it is
-    (tmp_path / "mine.yaml").write_text(text, encoding="utf-8")
     again = open_page("app_pages/attention.py", **lessons.link_params(lesson.steps[0]))  # the step's link
     assert {k: again.session_state[k] for k in VIEW} == VIEW
 
 
-def test_the_editor_reorders_edits_and_removes(monkeypatch):
+def test_the_editor_reorders_edits_and_removes():
     at = add(attention_view(), "first")
     at.switch_page("app_pages/tokens.py").run()
     add(at, "second")

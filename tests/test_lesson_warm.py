@@ -42,7 +42,7 @@ def test_the_lines_a_teacher_reads(app_url):
     assert lines[0].startswith(f"{LESSON} step 1 attention: cold ") and lines[0].endswith(" s: ok")
 
 
-def test_a_step_the_app_does_not_apply_fails(app_url, monkeypatch, tmp_path):
+def test_a_step_the_app_does_not_apply_fails(app_url):
     """The check is live: a query without the lesson (so no bar) fails every step, exit 2."""
     plan = {"url": app_url, "timeout": 300, "steps": [{"step": 1, "page": "attention", "query": "attn_layer=1",
                                                        "bar": "step 1 of 5"}]}

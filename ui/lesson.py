@@ -89,9 +89,7 @@ def step_params(lesson: lessons.Lesson, k: int) -> dict[str, str]:
     """The URL of step k, as the page will write it when its run ends (so that a step is one history entry, and
     Back walks the steps): its inputs, the lesson and step, the model, the language, the mode, the room."""
     kept = {p: st.query_params[p] for p in KEPT if p in st.query_params}
-    step = lesson.steps[k - 1]
-    return kept | {"lang": lang(), "model": lesson.model or DEFAULT_OFFLINE, "lesson": lesson.name, "step": str(k)} \
-        | lessons.link_params(step, short=True) | {url_state.MARKER: step.page}
+    return kept | lessons.step_link(lesson, k, lang(), DEFAULT_OFFLINE) | {url_state.MARKER: lesson.steps[k - 1].page}
 
 
 def _apply(lesson: lessons.Lesson, k: int, here: str) -> None:

@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from lab.cli import one_line
-from lab.lessons import ROOT, LessonError, load, step_query
+from lab.lessons import ROOT, LessonError, load, step_link
 
 HEADLESS = ROOT / "scripts" / "lesson_headless.py"
 WARM = ROOT / "scripts" / "lesson_warm.py"
@@ -105,8 +105,8 @@ def run_warm(args) -> int:
         return 2
     n = len(lesson.steps)
     bar = (lambda k: f"step {k} of {n}") if args.lang == "en" else (lambda k: f"passo {k} de {n}")  # ui.lesson's
-    steps = [{"step": k, "page": s.page, "query": step_query(lesson, k, args.lang, DEFAULT_OFFLINE), "bar": bar(k)}
-             for k, s in enumerate(lesson.steps, 1)]
+    steps = [{"step": k, "page": s.page, "query": urlencode(step_link(lesson, k, args.lang, DEFAULT_OFFLINE)),
+              "bar": bar(k)} for k, s in enumerate(lesson.steps, 1)]
     plan = {"url": args.url, "timeout": args.timeout, "steps": steps}
     done = subprocess.Popen([sys.executable, str(WARM), json.dumps(plan)], cwd=ROOT, stdout=subprocess.PIPE,
                             text=True)
