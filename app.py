@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import a11y, lesson, lesson_maker, presentation, sidebar, url_state
+from ui import a11y, lesson, lesson_maker, presentation, sidebar, url_state, warmup
 from ui.chapters import TITLES
 from ui.i18n import t
 
@@ -32,6 +32,7 @@ pages = [
     page("code", "code"), page("serving", "dns"), page("lab_guide", "terminal"), page("ceiling", "vertical_align_top"),
 ]
 nav = st.navigation(pages, expanded=True)
+warmup.start()  # once per process: the course models and the ceiling's table load in the background
 # The sidebar's settings and the page's inputs reach the URL once, when the run ends; a lesson's step (?lesson=,
 # ?step=) is applied before the sidebar and its bar drawn above the page (ui/lesson.py, docs/teaching.md).
 with url_state.publishing(), lesson.presenting(nav):

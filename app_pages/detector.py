@@ -32,21 +32,22 @@ sample_names = {"own": t("my own text", "meu próprio texto"), "human": t("writt
                                                                           "escrito por uma pessoa (o projeto)")}
 sample_names |= {s: t(f"course-gpt2 continuing it: {draw.group_names()['setting:' + s]}",
                       f"course-gpt2 continuando: {draw.group_names()['setting:' + s]}") for s in cached.SAMPLES[1:]}
-source = widgets.Choice("det_source", t("Text", "Texto"), ["own", *cached.SAMPLES], "human",
-                        format_func=sample_names.get).draw()
-own = widgets.Text("det_text", t("Your text", "Seu texto"), texts["human"], height=140)
-text = page_cut(own.draw(), cached.PAGE_CHARS, "detect") if source == "own" else texts[source]
-if source != "own":
-    with st.expander(t("Show the text", "Mostrar o texto")):
-        st.text(text)
-decoders = [n for n in offered(registry.REGISTRY) if registry.info(n).kind == "decoder" and n != m.name]
-observer = widgets.Choice("det_observer", t("Observer for Binoculars (same tokenizer)",
-                                            "Observador para o Binoculars (mesmo tokenizador)"), ["none", *decoders],
-                          "course-gpt2-2x128" if m.name == "course-gpt2" else "none",
-                          format_func=lambda n: t("none", "nenhum") if n == "none" else n).draw()
-observer = None if observer == "none" else observer
-buckets = cached.BUCKET_CHOICES[widgets.Choice("det_buckets", t("GLTR buckets (ranks)", "Faixas do GLTR (postos)"),
-                                               list(cached.BUCKET_CHOICES), "10/100/1000", kind="pills").draw()]
+with presentation.options():  # folded away on a projector: the verdict below reaches its first screen
+    source = widgets.Choice("det_source", t("Text", "Texto"), ["own", *cached.SAMPLES], "human",
+                            format_func=sample_names.get).draw()
+    own = widgets.Text("det_text", t("Your text", "Seu texto"), texts["human"], height=140)
+    text = page_cut(own.draw(), cached.PAGE_CHARS, "detect") if source == "own" else texts[source]
+    if source != "own":
+        with st.expander(t("Show the text", "Mostrar o texto")):
+            st.text(text)
+    decoders = [n for n in offered(registry.REGISTRY) if registry.info(n).kind == "decoder" and n != m.name]
+    observer = widgets.Choice("det_observer", t("Observer for Binoculars (same tokenizer)",
+                                                "Observador para o Binoculars (mesmo tokenizador)"),
+                              ["none", *decoders], "course-gpt2-2x128" if m.name == "course-gpt2" else "none",
+                              format_func=lambda n: t("none", "nenhum") if n == "none" else n).draw()
+    observer = None if observer == "none" else observer
+    buckets = cached.BUCKET_CHOICES[widgets.Choice("det_buckets", t("GLTR buckets (ranks)", "Faixas do GLTR (postos)"),
+                                                   list(cached.BUCKET_CHOICES), "10/100/1000", kind="pills").draw()]
 if not text.strip():
     st.info(t("Type a text to score.", "Digite um texto para avaliar."))
     st.stop()
@@ -59,22 +60,24 @@ try:  # the buckets colour this text; what is measured (the set, the scores comp
 except LabError as e:  # bad text, an observer with another tokenizer, a model that cannot be had
     st.warning(messages.text(e))
     st.stop()
+verdict = st.container(key="det_verdict")  # presentation mode draws the verdict here, on the first screen
 st.subheader(t("The text, as the model sees it", "O texto, como o modelo o vê"))
 draw.coloured_text(view, buckets)
 evaluation = runs.evaluation(rows)  # once per set, shared by every reader
 draw.scores_table(scored, evaluation)
 
-st.subheader(t("A threshold turns a score into a verdict", "Um limiar transforma um escore em veredito"))
-draw.set_note(rows, m.name, observer)
-names = draw.method_names()
-method = widgets.Choice("det_method", t("Score", "Escore"), [k for k in names if k in rows[0]], "fast_detectgpt",
-                        format_func=names.get).draw()
-percentile = widgets.Slider("det_threshold", t("Threshold: flag what scores above this percentile of the human texts",
-                                               "Limiar: acusar o que passar deste percentil dos textos humanos"),
-                            1, 99, 95).draw()
-at = detect_eval.at_threshold(rows, method, percentile)
-draw.distribution(rows, at, detect_eval.flat(scored["scores"])[method])
-draw.threshold_section(at)
+with verdict if presentation.on() else st.container(key="det_verdict_below"):
+    st.subheader(t("A threshold turns a score into a verdict", "Um limiar transforma um escore em veredito"))
+    draw.set_note(rows, m.name, observer)
+    names = draw.method_names()
+    method = widgets.Choice("det_method", t("Score", "Escore"), [k for k in names if k in rows[0]],
+                            "fast_detectgpt", format_func=names.get).draw()
+    percentile = widgets.Slider("det_threshold", t(
+        "Threshold: flag what scores above this percentile of the human texts",
+        "Limiar: acusar o que passar deste percentil dos textos humanos"), 1, 99, 95).draw()
+    at = detect_eval.at_threshold(rows, method, percentile)
+    draw.threshold_section(at)  # the rates first: on a projector they are the page's main figure
+    draw.distribution(rows, at, detect_eval.flat(scored["scores"])[method])
 prevalence = widgets.Slider("det_prevalence", t("Share of machine-written texts in the class (%)",
                                                 "Fração de textos escritos por máquina na turma (%)"), 1, 90, 10).draw()
 human_share = detect_eval.base_rate(at["tpr"], at["fpr"], prevalence / 100)

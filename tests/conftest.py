@@ -6,6 +6,9 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # tests never reach for the hub
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+# No start-up warm-up (ui/warmup.py) in the app the tests run, nor in the servers they start: tests count loads and
+# forward passes. tests/test_warmup.py turns it on where it is the subject.
+os.environ["LAB_WARM"] = "0"
 
 
 @pytest.fixture(scope="session")
@@ -87,15 +90,17 @@ def fresh_caches(monkeypatch):
     empty before and after. The course models are the shipped ones (course_standins swaps them)."""
     import streamlit as st
 
+    from ui import warmup
     from ui.model_loader import model_cache
     from ui.runs import detect as detect_rows
     from ui.runs import perplexity as perplexity_results
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    for clear in (model_cache.clear, st.cache_data.clear, perplexity_results.clear, detect_rows.clear):
+    clears = (model_cache.clear, warmup.start.clear, st.cache_data.clear, perplexity_results.clear, detect_rows.clear)
+    for clear in clears:
         clear()
     yield
-    for clear in (model_cache.clear, st.cache_data.clear, perplexity_results.clear, detect_rows.clear):
+    for clear in clears:
         clear()
 
 

@@ -22,6 +22,7 @@ from lab.testing.browser import (  # noqa: F401  (re-exported for the tests)
     chromium,
     free_port,
     new_page,
+    steady_box,
     streamlit_server,
     wait_idle,
 )

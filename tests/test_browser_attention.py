@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.streamlit_server import chromium, new_page, wait_idle
+from tests.streamlit_server import chromium, new_page, steady_box, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -71,13 +71,14 @@ def test_attention_page_switches_heads(tiny_hub_app, tiny_model_dirs):
         # first), one whose head is neither open now (0, 3) nor the grid's cell below (1, 3).
         order = table_order(tiny_model_dirs["gpt2"])
         row = next(i for i in range(2, len(order)) if order[i] not in {(0, 3), (1, 3)})
-        box = page.locator('[data-testid="stDataFrame"]').bounding_box()
+        wait_for_count(page, '[data-testid="stVegaLiteChart"] svg', 2)
+        box = steady_box(page.locator('[data-testid="stDataFrame"]'))  # read after the charts above have drawn
         page.mouse.click(box["x"] + 12, box["y"] + 35 + 35 * row + 17)
         page.wait_for_timeout(500)
         wait_idle(page)
         assert (selected(page, "Layer"), selected(page, "Head")) == tuple(map(str, order[row]))
         # A cell of the layer x head grid opens that head too (cells 26 x 20 px after a ~42 px axis).
-        grid = page.locator('[data-testid="stVegaLiteChart"]').nth(1).bounding_box()
+        grid = steady_box(page.locator('[data-testid="stVegaLiteChart"]').nth(1))
         page.mouse.click(grid["x"] + 42 + 26 * 3 + 13, grid["y"] + 5 + 20 * 1 + 10)
         page.wait_for_timeout(500)
         wait_idle(page)

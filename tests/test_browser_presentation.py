@@ -17,7 +17,8 @@ READ_PX = 18  # every text a class must read, in presentation mode (issue 34, it
 MAIN = {"tokens": '[data-testid="stTable"]', "analogies": CHART, "attention": CHART, "causal_mask": CHART,
         "logit_lens": CHART, "perplexity": '[data-testid="stDataFrame"]', "sampling": ".samp-text",
         "code": ".lab-code", "fill": CHART, "serving": '[data-testid="stCode"]', "ceiling": CHART,
-        "fossils": '[data-testid="stDataFrame"]'}
+        "fossils": '[data-testid="stDataFrame"]',
+        "detector": '[class*="st-key-det_verdict"] [data-testid="stMetric"]'}
 # main views that are text, not charts
 TEXT = {"tokens": '[data-testid="stTable"] td', "sampling": ".samp-text", "code": ".lab-code pre"}
 # Issue 34, item 7: the smallest size of each kind of text a class must read (null: none on the page), the

@@ -14,7 +14,7 @@ MODULES = ("lab.benchmarks.tokens", "lab.benchmarks.loading", "lab.benchmarks.at
            "lab.benchmarks.embeddings", "lab.benchmarks.lens", "lab.benchmarks.perplexity", "lab.benchmarks.detect",
            "lab.benchmarks.ceiling", "lab.benchmarks.code", "lab.benchmarks.fill", "lab.benchmarks.serving",
            "lab.benchmarks.hosting", "lab.benchmarks.pages", "lab.benchmarks.fossils",
-           "lab.benchmarks.class_readers", "lab.benchmarks.rooms")
+           "lab.benchmarks.class_readers", "lab.benchmarks.rooms", "lab.benchmarks.warmup")
 
 
 def side_by_side(project: Callable[[], object], reference: Callable[[], object],

@@ -140,3 +140,18 @@ def new_page(browser, width: int = 1400, height: int = 1000):
 def wait_idle(page, timeout_ms: float = 60_000) -> None:
     """Wait until the Streamlit script has finished its run (the app reports 'notRunning')."""
     page.wait_for_selector(IDLE, timeout=timeout_ms)
+
+
+def steady_box(locator, timeout_ms: float = 20_000, every_ms: int = 250) -> dict:
+    """The element's bounding box once it has stopped moving (two reads `every_ms` apart agree): charts above it
+    draw after the script run ends and can push it down or pull it up, and a click at coordinates read before
+    that lands on another row or cell."""
+    page, last = locator.page, None
+    deadline = time.monotonic() + timeout_ms / 1000
+    while time.monotonic() < deadline:
+        box = locator.bounding_box()
+        if box is not None and box == last:
+            return box
+        last = box
+        page.wait_for_timeout(every_ms)
+    raise TimeoutError(f"{locator} kept moving for {timeout_ms / 1000:.0f} s (last box {last})")

@@ -1,0 +1,70 @@
+"""The start-up warm-up (ui/warmup.py; issue 34, item 11): the first script run of a server process loads the
+course models and measures the ceiling's course table in the background, so the first reader of the detector or
+the ceiling waits for none of it. The oracle is the app's own model cache and forward-pass count: after the
+warm-up, the pages' first visits load no model and the ceiling's default measurements run no forward pass."""
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.pages import APP
+
+
+def first_run(monkeypatch, warm: str) -> AppTest:
+    monkeypatch.setenv("LAB_WARM", warm)
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()  # the home page: it loads no model itself
+    assert not at.exception
+    return at
+
+
+def test_the_first_run_warms_the_course_models_and_the_ceiling_table(course_standins, monkeypatch, forwards,
+                                                                       shared_runtime):
+    from lab import ceiling
+    from ui import warmup
+    from ui.cached import ceiling as cached_ceiling
+    from ui.model_loader import model_cache
+
+    at = first_run(monkeypatch, "1")
+    thread = warmup.start()  # the thread that run started (one per process)
+    assert thread is not None and thread.name == "lab-warm-up"
+    thread.join(300)
+    assert not thread.is_alive()
+    cache = model_cache()
+    assert set(warmup.MODELS) <= set(cache.keys())
+    loads, passes = cache.loads, forwards["n"]
+    unseen = ceiling.unseen_texts()
+    for lang in ("en", "pt"):  # what the ceiling page asks first, in either language
+        for name in ceiling.COURSE_DECODERS:
+            cached_ceiling.measured(name, unseen[lang][:cached_ceiling.PAGE_CHARS], 64)
+    cached_ceiling.course_table(64)
+    assert forwards["n"] == passes, "the ceiling's default measurements ran the models again"
+    for page in ("detector", "ceiling", "fill", "tokens"):
+        at.switch_page(f"app_pages/{page}.py")
+        at.run()
+        assert not at.exception, page
+    assert cache.loads == loads, "a first visit loaded a model the warm-up should have loaded"
+    assert warmup.start() is thread  # later runs start no second thread
+
+
+def test_lab_warm_0_warms_nothing(course_standins, monkeypatch):
+    from ui import warmup
+    from ui.model_loader import model_cache
+
+    first_run(monkeypatch, "0")
+    assert warmup.start() is None
+    assert model_cache().keys() == []
+
+
+@pytest.mark.parametrize("budget_models", [1, 2])
+def test_the_warm_up_stops_where_the_memory_budget_would_evict(course_standins, monkeypatch, budget_models):
+    """A hosted demo with a small budget: the warm-up loads models in order while they fit together, never
+    evicting one to load the next."""
+    from lab.models.budget import ModelCache
+    from ui import warmup
+
+    names = list(dict.fromkeys(warmup.MODELS))
+    probe = ModelCache(budget=1 << 50)
+    need = [probe.check_fits(n) for n in names]
+    cache = ModelCache(budget=sum(need[:budget_models]) + min(need) // 2)
+    warmup.warm(cache)
+    assert cache.keys() == names[:budget_models] and cache.evictions == 0

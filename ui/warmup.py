@@ -1,0 +1,77 @@
+"""Warm what the slowest first visits wait for, once per server process, in the background (issue 34, item 11).
+
+After a server start the first reader of the detector or the ceiling waited 9-17 s: torch and transformers
+imported, the course models loaded, the ceiling's course table measured (docs/hosting.md has the figures). The
+first script run of the process, whatever its page, starts one thread that loads the course models the pages open
+on (those this server offers, already on disk, and only while they fit the memory budget without evicting any),
+then measures the ceiling's course table; a reader who arrives meanwhile shares the same loads (the model cache
+loads a model once however many ask) and sees what is loading in the page's spinner.
+
+LAB_WARM=0 turns it off (the test suite does: its tests count loads and forward passes).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+import streamlit as st
+
+from lab import ceiling
+from lab.models import DEFAULT_OFFLINE, hub
+from ui.limits import offered
+from ui.model_loader import model_cache
+
+ENV = "LAB_WARM"
+MODELS = (DEFAULT_OFFLINE, *ceiling.COURSE_DECODERS, "course-roberta")  # every page's default model, the detector's
+# observer and the ceiling's table among them
+log = logging.getLogger(__name__)
+
+
+def enabled() -> bool:
+    """On unless LAB_WARM=0."""
+    return os.environ.get(ENV, "1") != "0"
+
+
+@st.cache_resource(show_spinner=False)
+def start() -> threading.Thread | None:
+    """The process's warm-up thread, started by the first script run that asks (None when LAB_WARM=0)."""
+    if not enabled():
+        return None
+    thread = threading.Thread(target=warm, args=(model_cache(),), name="lab-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def models_to_warm(cache) -> list[str]:
+    """MODELS that this server offers and has on disk, in order, as long as they fit the budget together."""
+    names, need = [], 0
+    for name in dict.fromkeys(offered(MODELS)):
+        if not hub.is_available(name):
+            continue
+        try:
+            need += cache.check_fits(name)
+        except Exception:  # larger than the whole budget: not this one
+            continue
+        if cache.used_bytes + need > cache.budget:
+            break
+        names.append(name)
+    return names
+
+
+def warm(cache) -> None:
+    """Load models_to_warm, then measure the ceiling's course table; a failure is logged and the rest goes on."""
+    from ui.cached import ceiling as cached_ceiling
+
+    for name in models_to_warm(cache):
+        _step(name, cache.get, name)
+    if all(name in cache for name in ceiling.COURSE_DECODERS):  # else the table would load them past the budget
+        _step("the ceiling's course table", cached_ceiling.course_table, cached_ceiling.LONGEST)
+
+
+def _step(what: str, fn, *args) -> None:
+    try:
+        fn(*args)
+    except Exception as e:  # a damaged model folder, memory: the page says so when a reader asks
+        log.warning("warm-up: %s failed: %s", what, e)
