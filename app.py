@@ -4,10 +4,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import a11y, lesson, lesson_maker, presentation, sidebar, url_state, warmup
+from ui import a11y, lesson, lesson_maker, presentation, runtime_fix, sidebar, url_state, warmup
 from ui.chapters import TITLES
 from ui.i18n import t
 
+runtime_fix.install()  # a rerun right after a run ended no longer loses that run's end (ui/runtime_fix.py)
 # Shipped with the app and sent inline: a ":material/..." page icon makes every page fetch it from a font host.
 ICON = Path(__file__).parent / "assets" / "icon.svg"
 # A presentation link (?present=1) opens with the sidebar folded away: the projector's 1,280 px go to the page.
