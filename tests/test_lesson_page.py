@@ -140,6 +140,31 @@ def test_a_room_started_by_the_teacher_is_followed_by_a_student():
     assert student.query_params["step"] == "3"
 
 
+def test_a_student_keeps_following_through_a_read_the_room_store_missed(monkeypatch):
+    """A store that does not answer once (a loaded Redis past its timeout): a notice, and the student still follows
+    (the switch and the poll stay), so the next move reaches them; before, one missed read ended following."""
+    from lab import rooms
+
+    teacher = open_page(None, lesson=LESSON, step="1")
+    teacher.button(key="room_start").click().run()
+    code = teacher.session_state["_room_teacher"]["code"]
+    student = open_page(None, room=code)
+    real = rooms.store()
+
+    class Silent:
+        def get(self, code):
+            raise rooms.RoomError("the room store cannot be reached (TimeoutError)", "unreachable", where="redis")
+
+    monkeypatch.setattr(rooms, "store", lambda: Silent())
+    student.run()
+    assert any(w.value.startswith("The room server cannot be reached right now") for w in student.warning)
+    assert student.toggle(key="room_follow").value and student.button(key="lesson_next").disabled
+    monkeypatch.setattr(rooms, "store", lambda: real)
+    teacher.button(key="lesson_next").click().run()
+    student.run()  # what the poll's rerun does
+    assert student.query_params["step"] == "2" and not student.warning
+
+
 @pytest.mark.parametrize(("room", "warning"), [
     ("ZZZZZZ", "There is no room ZZZZZZ"), ("<b>x</b>", "That is not a room code"), ("", "That is not a room code"),
 ])

@@ -23,7 +23,7 @@ from ui.i18n import num, t
 
 TEACH = "_room_teacher"  # session: {"code", "secret", "lesson", "step"} of the room this session started
 JOINED = "_room_joined"  # session: the code this session follows (kept across page switches)
-SEEN = "_room_seen"  # session: whether the joined room answered on this run
+SEEN = "_room_seen"  # session: whether this run follows the joined room (it answered, or did not answer for now)
 FOLLOW = "room_follow"  # the "Following the teacher" toggle
 FOLLOWING = "_room_following"  # session: its value, kept outside the widget (a page switch drops widget state)
 POLL_S = 1.0  # a student's page follows the teacher within this plus one run
@@ -63,6 +63,9 @@ def followed() -> tuple[str, int] | None:
     except rooms.RoomError as e:
         st.warning(messages.text(e) + t(" The lesson, if the link names one, works on its own.",
                                          " A lição, se o link indicar uma, funciona sozinha."))
+        # A store that did not answer this time (a loaded Redis past its timeout) may answer at the next poll: the
+        # student keeps following. An unknown or expired room is over.
+        st.session_state[SEEN] = e.reason == "unreachable"
         return None
     st.session_state[SEEN] = True
     return (room.lesson, room.step) if st.session_state.get(FOLLOWING, True) else None
