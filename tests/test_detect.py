@@ -373,12 +373,15 @@ def test_batched_set_scores_equal_one_text_at_a_time_and_the_shipped_rows(gpt2):
     assert detect_eval.shipped_rows(course, obs, (5, 50, 500)) is None
 
 
-def test_the_balanced_subset_keeps_every_human_text_and_every_group():
+def test_the_balanced_subset_keeps_every_group_of_the_texts_continued_in_every_setting():
     texts = detect_set.load()["texts"]
     sub = detect_set.balanced(texts)
-    human = [t for t in texts if t["label"] == "human"]
+    per_pair = Counter(t["pair"] for t in texts if t["label"] == "machine")
+    every = len(detect_set.GENERATORS) * len(detect_set.SETTINGS)
+    human = [t for t in texts if t["label"] == "human" and per_pair[t["id"]] == every]
     machine = [t for t in sub if t["label"] == "machine"]
-    assert [t for t in sub if t["label"] == "human"] == human and len(machine) == len(human)
+    assert [t for t in sub if t["label"] == "human"] == human and len(machine) == len(human) == 90
+    assert {t["lang"] for t in human} == {"en", "pt"}
     assert sorted({t["pair"] for t in machine}) == sorted(t["id"] for t in human)
     counts = {s: sum(t["setting"] == s for t in machine) for s in detect_set.SETTINGS}
     assert set(counts.values()) == {len(human) // len(detect_set.SETTINGS)}

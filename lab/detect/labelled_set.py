@@ -12,7 +12,7 @@ Machine text: a human text's first OPENING tokens continued by a course decoder 
 setting in SETTINGS (fixed seeds), for as many new tokens as the human continuation has, never stopping early:
 opening + continuation replaces the human text of that length. The texts drawn first and the written ones are
 continued by every generator in every setting; the ones drawn after once each, by the generator in the setting
-`balanced` takes for them.
+`turn` gives them.
 
     python -m lab detect-set [--out lab/data/detect_set.json]   # needs apt-get and dpkg (Debian/Ubuntu)
 """
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 from lab.course import corpus, fingerprint, unseen
@@ -53,10 +54,13 @@ def load(path: Path = PATH) -> dict:
 
 
 def balanced(texts: list[dict]) -> list[dict]:
-    """Every human text and one machine continuation of each, the settings and generators taken in turn
-    (human text i: setting i mod 5, generator (i div 5) mod 2, `turn`): every group kept,
-    for a model whose scores are not shipped."""
-    human = [t for t in texts if t["label"] == "human"]
+    """For a model whose scores are not shipped (the page scores it live): the human texts continued in every
+    setting by every generator (those drawn first and the written ones: 90), and one continuation of each, the
+    settings and generators taken in turn (`turn`): 180 texts, every group kept. The texts drawn after (continued
+    once each, by `turn` too) are for the whole set, which `detect-eval` scores."""
+    per_pair = Counter(t["pair"] for t in texts if t["label"] == "machine")
+    every = len(GENERATORS) * len(SETTINGS)
+    human = [t for t in texts if t["label"] == "human" and per_pair[t["id"]] == every]
     out = list(human)
     for i, h in enumerate(human):
         setting, generator = turn(i)
@@ -66,8 +70,8 @@ def balanced(texts: list[dict]) -> list[dict]:
 
 
 def turn(i: int) -> tuple[str, str]:
-    """(setting, generator) of human text i's one continuation in `balanced`: setting i mod 5, generator
-    (i div 5) mod 2."""
+    """(setting, generator) of human text i's one continuation (in `balanced`, and for a text drawn after the first
+    ones): setting i mod 5, generator (i div 5) mod 2."""
     settings = list(SETTINGS)
     return settings[i % len(settings)], GENERATORS[(i // len(settings)) % len(GENERATORS)]
 

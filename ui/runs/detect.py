@@ -2,8 +2,8 @@
 
 The set's scores for the course pair ship with the app (lab.detect.evaluation.shipped_rows; docs/detector.md
 says what that saves); any other model or bucket choice scores a balanced subset of the set
-(lab.detect.labelled_set.balanced: every human text, one continuation of each) once per process, with a progress
-bar drawn by the caller. `python -m lab detect-eval --model M` scores the whole set.
+(lab.detect.labelled_set.balanced: the 90 human texts continued in every setting, one continuation of each) once
+per process, with a progress bar drawn by the caller. `python -m lab detect-eval --model M` scores the whole set.
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ def set_rows(model: str, observer: str | None, buckets: tuple, progress_bar: Cal
 
 
 def _scored(m, o, buckets: tuple, progress_bar: Callable) -> list[dict]:
-    """The set's rows for this pair: shipped, or scored now (a balanced subset: 620 of its 1,430 texts) with a
+    """The set's rows for this pair: shipped, or scored now (a balanced subset: 180 of its 1,430 texts) with a
     progress bar."""
     rows = detect_eval.shipped_rows(m, o, buckets)
-    if rows is None:  # not shipped: every human text and one continuation of each (620 of the 1,430 texts)
+    if rows is None:  # not shipped: every human text and one continuation of each (180 of the 1,430 texts)
         if o is None:
             detect.check_decoder(m)
         else:
