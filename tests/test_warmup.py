@@ -17,6 +17,7 @@ def first_run(monkeypatch, warm: str) -> AppTest:
     return at
 
 
+@pytest.mark.slow  # it loads every course model and measures the ceiling's table (35-80 s): make test, not make check
 def test_the_first_run_warms_the_course_models_and_the_ceiling_table(course_standins, monkeypatch, forwards,
                                                                        shared_runtime):
     from lab import ceiling
