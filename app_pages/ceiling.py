@@ -54,8 +54,7 @@ if not models:
 results = []
 for name in models:
     try:
-        with st.spinner(t(f"Measuring {name} on this text…", f"Medindo {name} neste texto…")):
-            results.append(cached.measured(name, text, max_n))
+        results.append(cached.measured(name, text, max_n))
     except LabError as e:  # a text of one token, a model that cannot be had
         st.warning(f"{name}: {worded(e)}")
 if not results:

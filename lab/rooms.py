@@ -35,6 +35,11 @@ REDIS_TIMEOUT_S = 1.0  # a room must never hold a page up: Redis answers fast or
 PREFIX = "lab:room:"
 
 
+def passing(e: RoomError) -> bool:
+    """Whether a room error may pass by itself: the store did not answer this time (it may at the next read)."""
+    return e.reason == "unreachable"
+
+
 class RoomError(LabError):
     """A room that cannot be used. reasons: "not_a_code" (code), "no_room" (code: unknown or expired),
     "not_teacher" (code), "unreachable" (where: the store's address without its password)."""

@@ -65,7 +65,7 @@ def followed() -> tuple[str, int] | None:
                                          " A lição, se o link indicar uma, funciona sozinha."))
         # A store that did not answer this time (a loaded Redis past its timeout) may answer at the next poll: the
         # student keeps following. An unknown or expired room is over.
-        st.session_state[SEEN] = e.reason == "unreachable"
+        st.session_state[SEEN] = rooms.passing(e)
         return None
     st.session_state[SEEN] = True
     return (room.lesson, room.step) if st.session_state.get(FOLLOWING, True) else None
