@@ -96,7 +96,7 @@ def fresh_caches(monkeypatch):
     from ui.runs import perplexity as perplexity_results
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    clears = (model_cache.clear, warmup.start.clear, st.cache_data.clear, perplexity_results.clear, detect_rows.clear)
+    clears = (model_cache.clear, warmup.reset, st.cache_data.clear, perplexity_results.clear, detect_rows.clear)
     for clear in clears:
         clear()
     yield

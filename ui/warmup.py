@@ -16,8 +16,6 @@ import logging
 import os
 import threading
 
-import streamlit as st
-
 from lab import ceiling
 from lab.models import DEFAULT_OFFLINE, hub
 from ui.limits import offered
@@ -34,14 +32,26 @@ def enabled() -> bool:
     return os.environ.get(ENV, "1") != "0"
 
 
-@st.cache_resource(show_spinner=False)
+_started: dict = {}  # {"thread": the warm-up thread or None}: once per process (not a Streamlit resource cache: the model
+_lock = threading.Lock()  # loader is the app's one resource cache)
+
+
 def start() -> threading.Thread | None:
     """The process's warm-up thread, started by the first script run that asks (None when LAB_WARM=0)."""
-    if not enabled():
-        return None
-    thread = threading.Thread(target=warm, args=(model_cache(),), name="lab-warm-up", daemon=True)
-    thread.start()
-    return thread
+    with _lock:
+        if "thread" not in _started:
+            _started["thread"] = None
+            if enabled():
+                _started["thread"] = threading.Thread(target=warm, args=(model_cache(),), name="lab-warm-up",
+                                                      daemon=True)
+                _started["thread"].start()
+        return _started["thread"]
+
+
+def reset() -> None:
+    """Forget the process's warm-up (tests: a fresh process's first run)."""
+    with _lock:
+        _started.clear()
 
 
 def models_to_warm(cache) -> list[str]:
