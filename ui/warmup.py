@@ -32,8 +32,10 @@ def enabled() -> bool:
     return os.environ.get(ENV, "1") != "0"
 
 
-_started: dict = {}  # {"thread": the warm-up thread or None}: once per process (not a Streamlit resource cache: the model
-_lock = threading.Lock()  # loader is the app's one resource cache)
+# {"thread": the warm-up thread or None}, once per process; a lock, not a Streamlit resource cache (the model loader
+# is the app's one)
+_started: dict = {}
+_lock = threading.Lock()
 
 
 def start() -> threading.Thread | None:
