@@ -18,6 +18,7 @@ import threading
 
 from lab import ceiling
 from lab.models import DEFAULT_OFFLINE, hub
+from lab.models.budget import ModelTooLarge
 from ui.limits import offered
 from ui.model_loader import model_cache
 
@@ -64,7 +65,7 @@ def models_to_warm(cache) -> list[str]:
             continue
         try:
             need += cache.check_fits(name)
-        except Exception:  # larger than the whole budget: not this one
+        except ModelTooLarge:  # larger than the whole budget: not this one
             continue
         if cache.used_bytes + need > cache.budget:
             break
