@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import lesson_maker
+from ui import lesson_maker, url_state
 from ui.chapters import CHAPTERS, TITLES
 from ui.i18n import t
 from ui.lesson import shipped
@@ -33,7 +33,8 @@ for number, title_en, title_pt, pages, command, what_en, what_pt in CHAPTERS:
             for k, path in enumerate(pages):  # the chapter, then the page it opens (its name in the navigation)
                 page = t(*TITLES[path])
                 st.page_link(path, label=f"**{heading}** → {page}" if k == 0 else t(f"and also → {page}",
-                                                                                      f"e também → {page}"))
+                                                                                      f"e também → {page}"),
+                             query_params=url_state.link(path))  # one history entry: one Back returns here
         else:
             st.markdown(f"**{heading}**")
         st.caption(t(what_en, what_pt) + (f" `{command}`" if command else ""))

@@ -4,6 +4,7 @@ with what it measures and the page whose numbers it prints."""
 import streamlit as st
 
 from lab.cli.guide import commands
+from ui import url_state
 from ui.chapters import COMMANDS, TITLES
 from ui.i18n import num, t
 from ui.presentation import explain
@@ -30,4 +31,5 @@ for chapter in sorted(groups, key=lambda k: (k == "—", k)):
             st.code(c["usage"], language="bash", wrap_lines=True)
             page = COMMANDS.get(c["name"], ("", None))[1]
             if page:
-                st.page_link(page, label=t(f"Reproduces → {TITLES[page][0]}", f"Reproduz → {TITLES[page][1]}"))
+                st.page_link(page, label=t(f"Reproduces → {TITLES[page][0]}", f"Reproduz → {TITLES[page][1]}"),
+                             query_params=url_state.link(page))

@@ -6,7 +6,7 @@ chapter map links to the pages."""
 import pytest
 
 from tests.pages import CHARTS
-from tests.streamlit_server import chromium, new_page, wait_idle
+from tests.streamlit_server import chromium, new_page, wait_for_page, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -52,8 +52,11 @@ def test_the_home_page_maps_every_chapter_to_a_link(app_url):
         for n in [f"{i:02d}" for i in range(17)]:  # the map may still be drawing when chapter 16 shows
             page.get_by_text(f"Chapter {n} ·").first.wait_for(timeout=30_000)
         page.get_by_role("link", name="Chapter 16 · The ceiling of this path").click()
-        page.wait_for_url("**/ceiling", timeout=60_000)
+        wait_for_page(page, "ceiling")
+        page.get_by_role("heading", name="The ceiling of this path").wait_for(timeout=120_000)
+        wait_idle(page, 120_000)  # a reader presses Back on a page that has drawn
         page.go_back()
+        wait_for_page(page, "")
         page.get_by_text("Chapter 16").first.wait_for(timeout=120_000)  # the map drawn again, as on arrival
         page.get_by_role("link", name="Chapter 12 · The detector").click(timeout=60_000)
-        page.wait_for_url("**/detector", timeout=60_000)
+        wait_for_page(page, "detector")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_for_page, wait_idle
 
 pytestmark = pytest.mark.browser
 CHARTS = '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg'
@@ -42,5 +42,5 @@ def test_chapter_00_on_the_home_page_opens_it(app_url):
         page = new_page(browser, height=3000)
         page.goto(app_url)
         page.get_by_role("link", name="Chapter 00 · The fossils: a cross-section of history").click()
-        page.wait_for_url("**/fossils", timeout=60_000)
+        wait_for_page(page, "fossils")
         page.get_by_role("heading", name="The fossils").wait_for(timeout=120_000)

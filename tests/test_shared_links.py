@@ -377,6 +377,36 @@ def test_inputs_survive_a_page_switch_and_return_to_the_link(course_standins):
     assert shown(at, "samp_temperature") == 0.5 and at.query_params["samp_temperature"] == "0.5"
 
 
+def links_to(at: AppTest, path: str, language: str) -> list[dict[str, str]]:
+    """The query strings of the home map's links (st.page_link) to the page `path`, as dicts."""
+    from urllib.parse import parse_qsl
+
+    from ui.chapters import TITLES
+
+    title = TITLES[path][language == "pt"]
+    return [dict(parse_qsl(e.proto.query_string)) for e in at.get("page_link") if e.proto.label.endswith(f"→ {title}")]
+
+
+@pytest.mark.parametrize("language", ["en", "pt"])
+def test_a_link_to_a_page_carries_what_its_arrival_writes(course_standins, language):
+    """The home map's links carry the query string the page's own run writes on arrival (the sidebar's
+    parameters, ?view=, this session's inputs that are not defaults), so the arrival changes nothing: Streamlit
+    then pushes one history entry, not two, and one Back returns (the browser check: test_browser_ceiling)."""
+    at = open_link("attention", lang=language)
+    at.selectbox(key="attn_head").select(2).run()
+    switch(at, "home")
+    [link] = links_to(at, "app_pages/attention.py", language)[:1]
+    assert link == {"lang": language, "model": "course-gpt2", "view": "attention", "attn_head": "2"}
+    tokens = links_to(at, "app_pages/tokens.py", language)[0]
+    assert tokens == {"lang": language, "model": "course-gpt2", "view": "tokens"}
+    for k in list(at.query_params):
+        del at.query_params[k]
+    for k, v in link.items():
+        at.query_params[k] = v
+    at.switch_page(PAGES["attention"]).run()  # the click: Streamlit sets the link's query string, then runs
+    assert dict(at.query_params) == link and shown(at, "attn_head") == 2
+
+
 def test_back_onto_an_entry_the_page_did_not_write_keeps_the_view(course_standins, monkeypatch):
     """Back/Forward (simulated: the run is marked as a history navigation). Entries this page wrote carry
     ?view=<page> and are followed exactly; the ones a page switch leaves on the way (the query string

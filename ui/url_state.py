@@ -15,6 +15,8 @@ query string on a page switch; ?lang= and ?model= belong to the sidebar). Which 
 Every URL a page writes says so (?view=attention). A page switch leaves history entries on the way
 that carry none of the page's inputs (the sidebar writes ?lang= and ?model= again, and Streamlit
 moves the path); Back onto one of those keeps the view as it was instead of resetting it to defaults.
+A link the app draws to one of its pages (`link(path)` for `st.page_link`) carries what that page's
+arrival will write, so it leaves no such entry: one click, one Back.
 
 A URL value that cannot be used (garbage, unknown option, out of the range this model or text
 allows) gives the default and a notice naming what was ignored; a session value that went out of
@@ -59,6 +61,7 @@ MARKER = "view"  # query parameter: the page that wrote this URL (its url path, 
 INPUTS = "_url_inputs"  # session key: {page url path: {widget key: (codec, default)}}, every input a page has bound
 SHOWN_CHARS = 40  # characters of an ignored value the notice quotes
 EMBED = ("embed", "embed_options")  # Streamlit's own parameters: never rewritten here
+CARRIED = ("lang", "model", "present")  # the sidebar's parameters: a link to another page carries them
 
 
 class _Run:
@@ -127,6 +130,32 @@ def bind(key: str, default, codec: Codec):
     else:
         run.bound[key] = (default, codec)
     return value
+
+
+def link(path: str) -> dict[str, str]:
+    """The query string a link to the page `path` ("app_pages/attention.py") carries for `st.page_link`: what
+    that page's arrival run would write (the sidebar's parameters, ?view=, this session's inputs of that page
+    that are not their defaults). The arrival then leaves the URL as it is, so a click is one browser history
+    entry and one Back returns. A bare link is two: Streamlit pushes one for the new path, then another when
+    the run writes its query string, and Back onto the bare entry changes nothing (measured in Chromium)."""
+    run = _run.get()
+    params = {k: v for k, v in (run.extra if run is not None else {}).items() if k in CARRIED and v is not None}
+    name = _name_of(path)
+    params[MARKER] = name
+    for key, (codec, default) in st.session_state.get(INPUTS, {}).get(name, {}).items():
+        written = _url_text(_current(key, default, codec), default, codec)
+        if written is not None:
+            params[key] = written
+    return params
+
+
+def _name_of(path: str) -> str:
+    """The url path (as ?view= writes it) of the page whose script is `path`."""
+    ctx = get_script_run_ctx()
+    for info in (ctx.pages_manager.get_pages().values() if ctx is not None else ()):
+        if str(info.get("script_path", "")).endswith(path):
+            return info.get("url_pathname") or info.get("page_name") or ""
+    return path.rsplit("/", 1)[-1].removesuffix(".py")
 
 
 def publish() -> None:

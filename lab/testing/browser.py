@@ -15,6 +15,7 @@ a test can kill a server and start another where the open tabs expect it.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -140,6 +141,13 @@ def new_page(browser, width: int = 1400, height: int = 1000):
 def wait_idle(page, timeout_ms: float = 60_000) -> None:
     """Wait until the Streamlit script has finished its run (the app reports 'notRunning')."""
     page.wait_for_selector(IDLE, timeout=timeout_ms)
+
+
+def wait_for_page(page, url_path: str, timeout_ms: float = 60_000) -> None:
+    """Wait until the browser is on the app's page `url_path` ("ceiling"), whatever its query string. A glob like
+    "**/ceiling" matches only the bare path, and Streamlit may write the new page's query string before it moves
+    the path (measured: "/?view=ceiling&..." then "/ceiling?view=ceiling&...", never "/ceiling" alone)."""
+    page.wait_for_url(re.compile(rf"/{re.escape(url_path)}(\?.*)?$"), timeout=timeout_ms)
 
 
 def steady_box(locator, timeout_ms: float = 20_000, every_ms: int = 250) -> dict:

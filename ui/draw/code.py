@@ -13,7 +13,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from lab import trace
-from ui import exports, presentation
+from ui import exports, presentation, url_state
 from ui.cached import code as cached
 from ui.draw.attention import names as attention_names
 from ui.i18n import lang, num, t
@@ -140,7 +140,8 @@ def tensor(view: dict, labels: list[str], step: str, head: int) -> None:
     en, pt, page = pointer(step)
     st.caption(t(en, pt))
     if page:
-        st.page_link(page, label=t("Open that page", "Abrir essa página"), icon=":material/arrow_forward:")
+        st.page_link(page, label=t("Open that page", "Abrir essa página"), icon=":material/arrow_forward:",
+                     query_params=url_state.link(page))
 
 
 def shown(token: str) -> str:
