@@ -8,9 +8,12 @@ in place once the app has run."""
 from types import SimpleNamespace
 
 import pytest
+from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime.app_session import AppSession, AppSessionState
+from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests
 
+from tests.pages import APP
 from ui import runtime_fix
 
 
@@ -22,8 +25,10 @@ class Loop:
         self.later.append((delay, fn, args))
 
 
-def session(runner, state=AppSessionState.APP_NOT_RUNNING):
-    return SimpleNamespace(_scriptrunner=runner, _state=state, _event_loop=Loop())
+def session(runner, state=AppSessionState.APP_NOT_RUNNING, page: str = "page-b"):
+    pages = PagesManager(APP)
+    pages.set_current_page_script_hash(page)  # what a run's ScriptRunContext.reset / set_mpa_v2_page do
+    return SimpleNamespace(_scriptrunner=runner, _state=state, _event_loop=Loop(), _pages_manager=pages)
 
 
 def runner(stopped: bool):
@@ -66,6 +71,51 @@ def test_a_session_shutting_down_and_a_runner_that_never_lets_go_go_to_streamlit
     request_rerun(session(runner(stopped=True), AppSessionState.SHUTDOWN_REQUESTED), "a")
     request_rerun(session(runner(stopped=True)), "b", runtime_fix.MAX_WAIT_S)
     assert calls == ["a", "b"]
+
+
+def asked(page: str, fragment: str = "", tick: bool = False) -> ClientState:
+    """What the browser sends for a rerun: its page as it last knew it, the fragment it reruns, and whether the
+    fragment's timer (run_every) sent it."""
+    return ClientState(page_script_hash=page, fragment_id=fragment, is_auto_rerun=tick)
+
+
+@pytest.mark.parametrize("stopped", [False, True])
+def test_a_fragments_tick_during_a_run_or_its_end_is_dropped(request_rerun, calls, stopped):
+    """A student's poll ticking while a run is going (or its events are still in flight): dropped, so no
+    fragment run follows a full run at once (the next tick comes a second later)."""
+    s = session(runner(stopped=stopped), page="page-b")
+    request_rerun(s, asked("page-b", fragment="poll", tick=True))
+    assert calls == [] and s._event_loop.later == []
+
+
+def test_a_fragments_tick_between_runs_goes_to_streamlit(request_rerun, calls):
+    state = asked("page-b", fragment="poll", tick=True)
+    request_rerun(session(None, page="page-b"), state)
+    assert calls == [state]
+
+
+def test_a_fragment_rerun_for_a_page_the_session_left_is_dropped(request_rerun, calls):
+    """A student's poll ticks on the browser's timer with the page the browser knew; the poll had just moved
+    the session to page-b (docs/teaching.md)."""
+    for who in [None, runner(stopped=False)]:
+        s = session(who, page="page-b")
+        request_rerun(s, asked("page-a", fragment="poll"))
+        assert calls == [] and s._event_loop.later == []
+
+
+@pytest.mark.parametrize("state", [asked("page-b", fragment="poll"), asked("page-a"), asked("", fragment="poll"),
+                                   None])
+def test_other_reruns_go_to_streamlit(request_rerun, calls, state):
+    """The same page's fragment, a full rerun onto another page (a click in the navigation), a request without a
+    page, Streamlit's own rerun without client state: all as Streamlit does them."""
+    request_rerun(session(runner(stopped=False), page="page-b"), state)
+    assert calls == [state]
+
+
+def test_a_fragment_rerun_before_the_session_knows_its_page_goes_to_streamlit(request_rerun, calls):
+    state = asked("page-a", fragment="poll")
+    request_rerun(session(runner(stopped=False), page=""), state)
+    assert calls == [state]
 
 
 def test_the_app_installs_it_on_this_streamlit():

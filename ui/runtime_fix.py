@@ -1,4 +1,6 @@
-"""One fix to Streamlit's runtime (1.67.0): a rerun that arrives just after a run ended must not lose that run's tail.
+"""Two fixes to Streamlit's runtime (1.67.0), both in `AppSession.request_rerun`, both measured with students in a room.
+
+1. A rerun that arrives just after a run ended must not lose that run's tail.
 
 What happens without it (measured with 60 virtual students in a room, docs/teaching.md): a script run's elements
 and its "finished" message reach the browser as callbacks on the server's event loop, scheduled by the run's own
@@ -15,6 +17,15 @@ reported its shutdown, which clears it from the session), the new run waits on t
 instead of starting. The old run's events are then handled first, in order, and nothing is ignored. Full reruns
 that stop a run still in progress (Streamlit's fastReruns: a reader's click) are left as they are: the new run
 redraws everything, as Streamlit intends.
+
+2. A fragment's timer tick (`run_every`: a student's room poll) is dropped while the session has a run going (or
+its events still in flight), and so is any fragment rerun asked for on a page the session has already left. Without
+this, a tick sent during a full run waits and runs right after it, and the browser can lose part of the page the full
+run has just drawn: measured in Chromium with the protocol's messages logged, the lesson bar's title and buttons
+gone while the address shows the new step, every later poll satisfied, so nothing repaired it (students in a room:
+2 of 70 student-moves stuck on 2 cores with one busy process beside; in one case the tick still named the page the
+poll had just moved the student away from, and the fragment's run announced that old page). A poll loses nothing
+by skipping one tick: the next comes a second later, with the page the browser now shows.
 """
 
 from __future__ import annotations
@@ -33,11 +44,26 @@ def _stopped(runner) -> bool:
     return runner._requests._state == ScriptRequestType.STOP
 
 
+def _dropped(session, client_state) -> bool:
+    """Whether this fragment rerun is one to drop: a timer's tick while a run is going or ending, or any fragment
+    rerun asked for on another page than the one the session now runs."""
+    if client_state is None or not getattr(client_state, "fragment_id", ""):
+        return False
+    if client_state.is_auto_rerun and session._scriptrunner is not None:
+        return True
+    current = session._pages_manager.current_page_script_hash
+    return bool(current and client_state.page_script_hash) and client_state.page_script_hash != current
+
+
 def request_rerun(original):
-    """AppSession.request_rerun, deferred while the session's runner has stopped and its events are in flight."""
+    """AppSession.request_rerun, deferred while the session's runner has stopped and its events are in flight;
+    a fragment's tick during a run, or a fragment rerun for a page the session has left, dropped."""
     def request(self, client_state, _waited: float = 0.0) -> None:
         from streamlit.runtime.app_session import AppSessionState
 
+        if _dropped(self, client_state):
+            log.debug("runtime_fix: a fragment rerun dropped (a tick during a run, or for a page this session left)")
+            return
         runner = self._scriptrunner
         if (runner is not None and self._state != AppSessionState.SHUTDOWN_REQUESTED and _waited < MAX_WAIT_S
                 and _stopped(runner)):
@@ -53,12 +79,15 @@ def install() -> bool:
     """Patch AppSession.request_rerun once per process; False (and a logged warning) where this Streamlit lacks
     the parts the fix reads, so the app runs unpatched rather than not at all."""
     from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.runtime.scriptrunner_utils import script_requests
 
     if getattr(AppSession.request_rerun, "lab_fix", False):
         return True
     if not (hasattr(script_requests.ScriptRequests(), "_state")
-            and {"_event_loop", "_scriptrunner", "_state"} <= set(AppSession.__init__.__code__.co_names)):
+            and {"_event_loop", "_scriptrunner", "_state", "_pages_manager"}
+            <= set(AppSession.__init__.__code__.co_names)
+            and hasattr(PagesManager, "current_page_script_hash")):
         log.warning("runtime_fix: this Streamlit does not look like 1.67; the rerun fix is not installed")
         return False
     AppSession.request_rerun = request_rerun(AppSession.request_rerun)
