@@ -74,7 +74,8 @@ def choices(options: Iterable) -> Codec:
 def integer(lo: int, hi: int) -> Codec:
     """A whole number from lo to hi, inclusive (an empty range when hi < lo: nothing is accepted)."""
     def parse(s: str) -> int:
-        if not _INTEGER.fullmatch(s.strip()):
+        s = s.strip()  # str.strip takes more than int() forgives (a "0\x1f" from a fuzzed link)
+        if not _INTEGER.fullmatch(s):
             raise LinkValueError("not_integer")
         v = int(s)
         if not lo <= v <= hi:
