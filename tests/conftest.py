@@ -61,6 +61,20 @@ SLOW = {
                           "test_an_encoder_in_a_link_is_not_offered"},
     "test_analogies_page": {"test_every_preset_on_course_gpt2"},
     "test_causal": {"test_trophy_is_bit_for_bit_every_time_even_on_a_busy_cpu"},
+    # Real subprocesses and real servers (measured: 572 of make check's 1,169 test-seconds, docs/testing.md).
+    "test_reproduce": {f"test_the_{page}_page" for page in ("tokens", "logit_lens", "ceiling", "sampling", "attention",
+                                                            "perplexity", "causal_mask", "code", "analogies", "fill",
+                                                            "detector")},
+    "test_train": {"test_smoke_training_writes_loadable_models_and_results",
+                   "test_a_sibling_preset_stops_at_the_plateau_and_saves_under_its_own_name",
+                   "test_a_run_resumes_from_a_saved_checkpoint"},
+    "test_serving_page": {"test_a_run_measures_every_mode_with_real_servers", "test_portuguese"},
+    "test_fossils": {"test_cli_json_is_the_same_table_and_bad_input_is_one_line"},
+    "test_cli_attention": {"test_the_real_entry_point",
+                           "test_text_over_the_context_is_one_line_on_stderr_and_nothing_from_transformers"},
+    "test_embeddings": {"test_cli_bad_input_exits_2_with_one_line"},
+    "test_glossary": {"test_every_link_opens_its_view"},
+    "test_portuguese_bytes": {"test_no_page_shows_a_byte_escape_in_portuguese"},
 }
 
 
