@@ -110,7 +110,8 @@ def test_kv_timings_put_the_cache_on_the_cheap_side(tiny_model_dirs, monkeypatch
     monkeypatch.setattr(trace.gpt2, "model", slow)
     loaded = load(str(tiny_model_dirs["gpt2"]))
     ids = list(range(20, 40))
-    rows = trace.kv_steps(loaded, ids, new=3, repeats=1)
+    rows = trace.kv_steps(loaded, ids, new=3, repeats=3)  # best of 3: one pause of a loaded machine (CI: a cached
+    # step at 0.094 s against its 0.004 s of sleep) cannot decide it
     assert [r["tokens"] for r in rows] == [20, 21, 22, 23]
     for r in rows[1:]:
         assert r["with_cache"] >= SECONDS_PER_TOKEN  # at least its one token's sleep
