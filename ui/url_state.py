@@ -154,8 +154,13 @@ def _name_of(path: str) -> str:
     ctx = get_script_run_ctx()
     for info in (ctx.pages_manager.get_pages().values() if ctx is not None else ()):
         if str(info.get("script_path", "")).endswith(path):
-            return info.get("url_pathname") or info.get("page_name") or ""
+            return _url_name(info, "")
     return path.rsplit("/", 1)[-1].removesuffix(".py")
+
+
+def _url_name(info: dict, fallback: str) -> str:
+    """A page's name in ?view=: its url path, else its name (the default page has no path), else `fallback`."""
+    return info.get("url_pathname") or info.get("page_name") or fallback
 
 
 def publish() -> None:
@@ -213,8 +218,7 @@ def _page_name() -> str:
     ctx = get_script_run_ctx()
     if ctx is None:
         return ""
-    info = ctx.pages_manager.get_pages().get(ctx.page_script_hash, {})
-    return info.get("url_pathname") or info.get("page_name") or ctx.page_script_hash[:8]
+    return _url_name(ctx.pages_manager.get_pages().get(ctx.page_script_hash, {}), ctx.page_script_hash[:8])
 
 
 def _history_navigation() -> bool:
