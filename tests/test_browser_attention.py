@@ -72,14 +72,18 @@ def test_attention_page_switches_heads(tiny_hub_app, tiny_model_dirs):
         order = table_order(tiny_model_dirs["gpt2"])
         row = next(i for i in range(2, len(order)) if order[i] not in {(0, 3), (1, 3)})
         wait_for_count(page, '[data-testid="stVegaLiteChart"] svg', 2)
-        box = steady_box(page.locator('[data-testid="stDataFrame"]'))  # read after the charts above have drawn
-        page.mouse.click(box["x"] + 12, box["y"] + 35 + 35 * row + 17)
+        table = page.locator('[data-testid="stDataFrame"]')
+        steady_box(table)  # the charts above have drawn
+        # Positioned on the element when the click happens (Playwright waits for it to be stable then), not at a
+        # box read earlier: in a full run the table still moved up between that read and the click.
+        table.click(position={"x": 12, "y": 35 + 35 * row + 17})
         page.wait_for_timeout(500)
         wait_idle(page)
         assert (selected(page, "Layer"), selected(page, "Head")) == tuple(map(str, order[row]))
         # A cell of the layer x head grid opens that head too (cells 26 x 20 px after a ~42 px axis).
-        grid = steady_box(page.locator('[data-testid="stVegaLiteChart"]').nth(1))
-        page.mouse.click(grid["x"] + 42 + 26 * 3 + 13, grid["y"] + 5 + 20 * 1 + 10)
+        grid = page.locator('[data-testid="stVegaLiteChart"]').nth(1)
+        steady_box(grid)
+        grid.click(position={"x": 42 + 26 * 3 + 13, "y": 5 + 20 * 1 + 10})
         page.wait_for_timeout(500)
         wait_idle(page)
         assert (selected(page, "Layer"), selected(page, "Head")) == ("1", "3")
