@@ -33,10 +33,10 @@ pages = [
     page("code", "code"), page("serving", "dns"), page("lab_guide", "terminal"), page("ceiling", "vertical_align_top"),
 ]
 nav = st.navigation(pages, expanded=True)
-warmup.start()  # once per process: the course models and the ceiling's table load in the background
 # The sidebar's settings and the page's inputs reach the URL once, when the run ends; a lesson's step (?lesson=,
 # ?step=) is applied before the sidebar and its bar drawn above the page (ui/lesson.py, docs/teaching.md).
-with url_state.publishing(), lesson.presenting(nav):
+with warmup.reading(), url_state.publishing(), lesson.presenting(nav):  # reading(): the warm-up waits for this run
+    warmup.start()  # once per process: the course models and the ceiling's table load in the background, between runs
     sidebar.draw()
     with st.sidebar:
         presentation.toggle()

@@ -69,3 +69,51 @@ def test_the_warm_up_stops_where_the_memory_budget_would_evict(course_standins, 
     cache = ModelCache(budget=sum(need[:budget_models]) + min(need) // 2)
     warmup.warm(cache)
     assert cache.keys() == names[:budget_models] and cache.evictions == 0
+
+
+def test_a_warm_up_step_waits_until_no_reader_has_run_for_the_grace(monkeypatch):
+    """The warm-up gives way to readers: a step does not start while a script run is going, nor within GRACE_S of
+    the last one ending; then it does."""
+    import threading
+    import time
+
+    from ui import warmup
+
+    done = []
+    with warmup.reading():  # a reader's run is going
+        step = threading.Thread(target=warmup._step, args=("a step", lambda: done.append(time.monotonic())))
+        step.start()
+        step.join(2 * warmup.GRACE_S + 0.5)
+        assert done == [], "the warm-up ran a step while a reader's script was running"
+        ended_before = time.monotonic()
+    step.join(30)
+    assert not step.is_alive() and len(done) == 1
+    assert done[0] - ended_before >= warmup.GRACE_S
+
+
+def test_every_run_of_the_app_counts_as_a_reader_for_the_warm_up(course_standins, monkeypatch):
+    """app.py wraps each script run in warmup.reading(): the warm-up sees a run going while the page draws, and none
+    once it ended."""
+    from ui import warmup
+
+    seen = []
+    monkeypatch.setattr(warmup, "start", lambda: seen.append(warmup._runs["active"]))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception
+    assert seen == [1] and warmup._runs["active"] == 0
+
+
+def test_the_course_table_is_its_rows_measured_one_at_a_time(course_standins):
+    """The warm-up measures the ceiling's table row by row (ui.cached.ceiling.course_row); the table is those rows,
+    in the course's order, each equal to lab.ceiling.course_row on the unseen text."""
+    from lab import ceiling
+    from lab.models import load
+    from ui.cached import ceiling as cached_ceiling
+
+    table = cached_ceiling.course_table(cached_ceiling.LONGEST)
+    assert [(r["model"], r["lang"]) for r in table] == cached_ceiling.COURSE_ROWS
+    name, lang = cached_ceiling.COURSE_ROWS[-1]
+    m, text = load(name), ceiling.unseen_texts()[lang][:cached_ceiling.PAGE_CHARS]
+    direct = ceiling.course_row(m, text, cached_ceiling.LONGEST, ceiling.K)
+    assert table[-1] == {**direct, "lang": lang}

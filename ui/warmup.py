@@ -7,6 +7,10 @@ on (those this server offers, already on disk, and only while they fit the memor
 then measures the ceiling's course table; a reader who arrives meanwhile shares the same loads (the model cache
 loads a model once however many ask) and sees what is loading in the page's spinner.
 
+It gives way to readers: before each step (a model, then each row of the ceiling's table) it waits until no
+script run has been going for GRACE_S (app.py wraps each run in `reading()`). A class that opens the link while it
+warms is served first; measured with `python -m lab bench --only class` (docs/hosting.md, "A class at once").
+
 LAB_WARM=0 turns it off (the test suite does: its tests count loads and forward passes).
 """
 
@@ -15,6 +19,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from lab import ceiling
 from lab.models import DEFAULT_OFFLINE, hub
@@ -26,6 +33,35 @@ ENV = "LAB_WARM"
 MODELS = (DEFAULT_OFFLINE, *ceiling.COURSE_DECODERS, "course-roberta")  # every page's default model, the detector's
 # observer and the ceiling's table among them
 log = logging.getLogger(__name__)
+
+
+GRACE_S = 0.3  # a step starts only after this long with no script run going (readers arrive in bursts)
+_runs = {"active": 0, "ended": 0.0}  # script runs going now; when the last one ended (time.monotonic)
+_idle = threading.Condition()
+
+
+@contextmanager
+def reading() -> Iterator[None]:
+    """Around a script run (app.py): the warm-up waits while any run is going."""
+    with _idle:
+        _runs["active"] += 1
+    try:
+        yield
+    finally:
+        with _idle:
+            _runs["active"] -= 1
+            _runs["ended"] = time.monotonic()
+            _idle.notify_all()
+
+
+def wait_for_quiet(grace: float = GRACE_S) -> None:
+    """Return once no script run has been going for `grace` seconds."""
+    with _idle:
+        while True:
+            quiet_for = time.monotonic() - _runs["ended"]
+            if _runs["active"] == 0 and quiet_for >= grace:
+                return
+            _idle.wait(None if _runs["active"] else grace - quiet_for)
 
 
 def enabled() -> bool:
@@ -74,16 +110,20 @@ def models_to_warm(cache) -> list[str]:
 
 
 def warm(cache) -> None:
-    """Load models_to_warm, then measure the ceiling's course table; a failure is logged and the rest goes on."""
+    """Load models_to_warm, then measure the ceiling's course table row by row; each step waits for a quiet
+    moment; a failure is logged and the rest goes on."""
     from ui.cached import ceiling as cached_ceiling
 
     for name in models_to_warm(cache):
         _step(name, cache.get, name)
     if all(name in cache for name in ceiling.COURSE_DECODERS):  # else the table would load them past the budget
+        for name, lang in cached_ceiling.COURSE_ROWS:
+            _step(f"the ceiling's {name} row in {lang}", cached_ceiling.course_row, name, lang)
         _step("the ceiling's course table", cached_ceiling.course_table, cached_ceiling.LONGEST)
 
 
 def _step(what: str, fn, *args) -> None:
+    wait_for_quiet()
     try:
         fn(*args)
     except Exception as e:  # a damaged model folder, memory: the page says so when a reader asks

@@ -14,6 +14,7 @@ COURSE_DECODERS, K = ceiling.COURSE_DECODERS, ceiling.K  # the course table's mo
 PAGE_CHARS = ceiling.COURSE_CHARS  # the page measures a text's first 6,000 characters (the CLI takes it whole)
 
 
+COURSE_ROWS = [(name, lang) for name in COURSE_DECODERS for lang in ("en", "pt")]  # the course table's rows
 LONGEST = 128  # the page's "longest run" slider ends here: measured once at it, every shorter run is a cut of it
 
 
@@ -38,20 +39,20 @@ def measured(model: str, text: str, max_n: int) -> dict:
 @st.cache_data(max_entries=8, show_spinner=False)
 def course_table(max_n: int) -> list[dict]:
     """lab.ceiling.course_row for every course decoder on the unseen documentation in each language, measured once
-    at LONGEST (_course_rows, so the slider runs no model); a half-life beyond max_n is left out (None)."""
-    rows = [dict(r) for r in _course_rows()]
+    at LONGEST (course_row, so the slider runs no model); a half-life beyond max_n is left out (None)."""
+    rows = [dict(course_row(name, lang)) for name, lang in COURSE_ROWS]
     for r in rows:
         for key in ("half_observed", "half_predicted"):
             r[key] = r[key] if r[key] is None or r[key] <= max_n else None
     return rows
 
 
-@st.cache_data(max_entries=2, show_spinner=False)
-def _course_rows() -> list[dict]:
-    texts = ceiling.unseen_texts()
-    return [{**ceiling.course_row(get_model(name), text[:PAGE_CHARS], LONGEST, K,
-                                  measured(name, text[:PAGE_CHARS], LONGEST)), "lang": lang}
-            for name in COURSE_DECODERS for lang, text in texts.items()]
+@st.cache_data(max_entries=16, show_spinner=False)
+def course_row(model: str, lang: str) -> dict:
+    """One row of the course table: lab.ceiling.course_row on the unseen documentation in `lang`, at LONGEST (one
+    row at a time, so the start-up warm-up can give way to readers between rows: ui/warmup.py)."""
+    text = ceiling.unseen_texts()[lang][:PAGE_CHARS]
+    return {**ceiling.course_row(get_model(model), text, LONGEST, K, measured(model, text, LONGEST)), "lang": lang}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
