@@ -75,9 +75,9 @@ with verdict if presentation.on() else st.container(key="det_verdict_below"):
     percentile = widgets.Slider("det_threshold", t(
         "Threshold: flag what scores above this percentile of the human texts",
         "Limiar: acusar o que passar deste percentil dos textos humanos"), 1, 99, 95).draw()
-    at = detect_eval.at_threshold(rows, method, percentile)
+    at = runs.at_threshold(rows, method, percentile)  # lab.detect.evaluation's, once per set and choice
     draw.threshold_section(at)  # the rates first: on a projector they are the page's main figure
-    draw.distribution(rows, at, detect_eval.flat(scored["scores"])[method])
+    draw.distribution(runs.histogram(rows, method), at, detect_eval.flat(scored["scores"])[method])
 prevalence = widgets.Slider("det_prevalence", t("Share of machine-written texts in the class (%)",
                                                 "Fração de textos escritos por máquina na turma (%)"), 1, 90, 10).draw()
 human_share = detect_eval.base_rate(at["tpr"], at["fpr"], prevalence / 100)

@@ -398,3 +398,59 @@ def test_scoring_leaves_the_threads_grad_mode_as_it_found_it(gpt2, gpt1):
 
     gc.collect()
     assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_histogram_is_pandas_cut_over_round_bins(seed):
+    """lab.detect.evaluation.histogram: round bins (1, 2 or 5 x 10^k, at most 40, covering every score) and each
+    group's share of its own texts per bin, against pandas.cut over the same edges."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    n_h, n_m = 31 * (seed + 1), 112 * (seed + 1)
+    scores = np.concatenate([rng.normal(-1.7, 0.9, n_h), rng.normal(0.4, 1.3, n_m)]) * 10.0 ** (seed - 1)
+    rows = [{"label": "human" if i < n_h else "machine", "s": float(v)} for i, v in enumerate(scores)]
+    hist = detect_eval.histogram(rows, "s")
+    edges = np.array(hist["edges"])
+    step = edges[1] - edges[0]
+    mantissa = step / 10.0 ** np.floor(np.log10(step))
+    assert min(abs(mantissa - m) for m in (1, 2, 5)) < 1e-9
+    assert np.allclose(np.diff(edges), step) and len(edges) - 1 <= 40
+    assert edges[0] <= scores.min() and edges[-1] >= scores.max() and edges[1] > scores.min()
+    for who, values in (("human", scores[:n_h]), ("machine", scores[n_h:])):
+        cut = pd.Series(pd.cut(values, edges, right=False, include_lowest=True))
+        counts = cut.value_counts(sort=False).sort_index().to_numpy().copy()
+        counts[-1] += int((values == edges[-1]).sum())  # numpy's last bin holds its right edge
+        assert hist[who] == pytest.approx(counts / len(values), abs=1e-12)
+        assert sum(hist[who]) == pytest.approx(1.0)
+
+
+def _drawn_step_after(x, y) -> list[tuple[float, float]]:
+    """The polyline a step-after line draws through points (across, then up), without repeated points or points
+    inside a straight run: how Vega draws `interpolate="step-after"`, written out point by point."""
+    path = [(x[0], y[0])]
+    for a, b in zip(zip(x, y, strict=True), list(zip(x, y, strict=True))[1:], strict=False):
+        path += [(b[0], a[1]), b]
+    out = []
+    for p in path:
+        if out and p == out[-1]:
+            continue
+        if len(out) >= 2 and (out[-2][0] == out[-1][0] == p[0] or out[-2][1] == out[-1][1] == p[1]):
+            out[-1] = p
+        else:
+            out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_roc_chart_sends_fewer_points_and_draws_the_same_line(seed):
+    from viz.detect import step_corners
+
+    rng = np.random.default_rng(seed)
+    labels = np.array([0] * 310 + [1] * 1120)
+    values = np.round(rng.normal(size=1430) + labels, 1 + seed)  # ties at seed 0: diagonal moves
+    curve = detect_eval.roc(labels, values)
+    fpr, tpr = step_corners(curve["fpr"], curve["tpr"])
+    assert len(fpr) < len(curve["fpr"]) / (1.2 if seed == 0 else 2)  # seed 0: scores in tenths, many ties
+    assert _drawn_step_after(fpr.tolist(), tpr.tolist()) == _drawn_step_after(curve["fpr"].tolist(),
+                                                                             curve["tpr"].tolist())

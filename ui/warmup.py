@@ -7,9 +7,9 @@ on (those this server offers, already on disk, and only while they fit the memor
 then measures the ceiling's course table; a reader who arrives meanwhile shares the same loads (the model cache
 loads a model once however many ask) and sees what is loading in the page's spinner.
 
-It gives way to readers: before each step (a model, then each row of the ceiling's table) it waits until no
-script run has been going for GRACE_S (app.py wraps each run in `reading()`). A class that opens the link while it
-warms is served first; measured with `python -m lab bench --only class` (docs/hosting.md, "A class at once").
+It gives way to readers: before each step (a model, then each half of a row of the ceiling's table, each under a
+second of one core) it waits until no script run has been going for GRACE_S; app.py wraps each run in `reading()`.
+A class that opens a link while it warms is served first (`python -m lab bench --only class`, docs/hosting.md).
 
 LAB_WARM=0 turns it off (the test suite does: its tests count loads and forward passes).
 """
@@ -35,7 +35,7 @@ MODELS = (DEFAULT_OFFLINE, *ceiling.COURSE_DECODERS, "course-roberta")  # every 
 log = logging.getLogger(__name__)
 
 
-GRACE_S = 0.3  # a step starts only after this long with no script run going (readers arrive in bursts)
+GRACE_S = 1.0  # a step starts only after this long with no script run going (a class arrives over a few seconds)
 _runs = {"active": 0, "ended": 0.0}  # script runs going now; when the last one ended (time.monotonic)
 _idle = threading.Condition()
 
@@ -117,7 +117,10 @@ def warm(cache) -> None:
     for name in models_to_warm(cache):
         _step(name, cache.get, name)
     if all(name in cache for name in ceiling.COURSE_DECODERS):  # else the table would load them past the budget
-        for name, lang in cached_ceiling.COURSE_ROWS:
+        texts = ceiling.unseen_texts()
+        for name, lang in cached_ceiling.COURSE_ROWS:  # two steps a row (each under a second of one core)
+            text = texts[lang][:cached_ceiling.PAGE_CHARS]
+            _step(f"the ceiling's {name} curve in {lang}", cached_ceiling.measured, name, text, cached_ceiling.LONGEST)
             _step(f"the ceiling's {name} row in {lang}", cached_ceiling.course_row, name, lang)
         _step("the ceiling's course table", cached_ceiling.course_table, cached_ceiling.LONGEST)
 

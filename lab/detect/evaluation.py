@@ -209,6 +209,32 @@ def at_threshold(rows: list[dict], method: str, percentile: float, prevalence: f
     return out
 
 
+def nice_edges(lo: float, hi: float, max_bins: int = 40) -> np.ndarray:
+    """Bin edges from lo to hi in a round step (1, 2 or 5 times a power of ten, as Vega-Lite's `bin` picks): the
+    smallest such step that covers lo..hi in at most `max_bins` bins, the first edge at or below lo and the last
+    at or above hi."""
+    span = hi - lo if hi > lo else max(abs(lo), 1.0)
+    magnitude = 10.0 ** np.floor(np.log10(span / max_bins))
+    for step in (m * magnitude for m in (1, 2, 5, 10, 20, 50)):
+        start, stop = np.floor(lo / step), np.ceil(hi / step)
+        n = max(1, int(stop - start))
+        if n <= max_bins:
+            return (start + np.arange(n + 1)) * step
+    raise AssertionError("unreachable: a step of 50 x 10^k spans lo..hi in fewer bins")
+
+
+def histogram(rows: list[dict], method: str, max_bins: int = 40) -> dict:
+    """One score (in its own direction) over the set, human against machine: {"edges": the bins' edges (nice_edges),
+    "human", "machine": each group's share of its own texts in each bin (np.histogram's: a bin holds its left edge,
+    the last one both)}. The detector page draws it (there are several machine texts for each human one, so
+    counts would hide the human texts)."""
+    values, machine = np.array([r[method] for r in rows], dtype=float), is_machine(rows)
+    edges = nice_edges(float(values.min()), float(values.max()), max_bins)
+    shares = {who: np.histogram(values[mask], edges)[0] / max(1, int(mask.sum()))
+              for who, mask in (("human", ~machine), ("machine", machine))}
+    return {"edges": edges.tolist(), "human": shares["human"].tolist(), "machine": shares["machine"].tolist()}
+
+
 def weights_id(loaded) -> str:
     """A short fingerprint of a model's weights: its input embeddings' first 64 rows (a stand-in or a retrained
     model differs)."""

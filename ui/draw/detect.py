@@ -85,15 +85,13 @@ def scores_table(view: dict, evaluation: dict) -> None:
     exports.table("detector-scores", st, frame)
 
 
-def distribution(rows: list[dict], at: dict, value: float) -> None:
-    """The chosen score over the set, human against machine, with this text and the threshold marked."""
-    method = at["method"]
-    machine, human = t("machine", "máquina"), t("human", "humano")
-    values = pd.DataFrame({"value": [r[method] for r in rows],
-                           "who": [machine if m else human for m in detect_eval.is_machine(rows)]})
+def distribution(hist: dict, at: dict, value: float) -> None:
+    """The chosen score over the set, human against machine (lab.detect.evaluation.histogram's bins and shares),
+    with this text and the threshold marked."""
+    names = {"machine": t("machine", "máquina"), "human": t("human", "humano")}
     exports.chart("detector-distribution", st, exports.later(viz.distribution_chart,
-        values, {t("this text", "este texto"): value, t("threshold", "limiar"): at["score_threshold"]},
-        t("The set's texts on this score", "Os textos do conjunto neste escore"), method_names()[method],
+        hist, names, {t("this text", "este texto"): value, t("threshold", "limiar"): at["score_threshold"]},
+        t("The set's texts on this score", "Os textos do conjunto neste escore"), method_names()[at["method"]],
         t("share of the group's texts", "fração dos textos do grupo"), lang()))
 
 

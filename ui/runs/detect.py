@@ -19,6 +19,8 @@ from ui.runs.single import Single
 
 _rows: dict[tuple, list[dict]] = {}
 _evaluated: dict[int, tuple[list[dict], dict]] = {}  # id(rows) -> (rows, detect_eval.evaluate(rows)): one per set
+_derived: dict[tuple, tuple[list[dict], object]] = {}  # (what, id(rows), choice...) -> (rows, result): _once
+KEPT = 1024  # derived results kept (a threshold for each of 7 scores x 99 percentiles is 693)
 _lock = threading.Lock()
 _single = Single()  # a class on a cold link: the first reader scores or evaluates, the others wait for it
 
@@ -68,8 +70,35 @@ def evaluation(rows: list[dict]) -> dict:
         return result
 
 
+def at_threshold(rows: list[dict], method: str, percentile: float) -> dict:
+    """detect_eval.at_threshold(rows, method, percentile) for stored rows, computed once per choice: a class on one
+    link reads the same rates, ROC and groups (it cost every reader a pass over the set). Read-only."""
+    return _once(("threshold", id(rows), method, percentile), rows, detect_eval.at_threshold, method, percentile)
+
+
+def histogram(rows: list[dict], method: str) -> dict:
+    """detect_eval.histogram(rows, method) for stored rows, once per score. Read-only."""
+    return _once(("histogram", id(rows), method), rows, detect_eval.histogram, method)
+
+
+def _once(key: tuple, rows: list[dict], compute: Callable, *args):
+    """compute(rows, *args), kept under `key` with the rows it came from (their id is not reused while kept); at
+    most KEPT results, the oldest forgotten first."""
+    with _lock:
+        found = _derived.get(key)
+    if found is not None and found[0] is rows:
+        return found[1]
+    result = compute(rows, *args)
+    with _lock:
+        while len(_derived) >= KEPT:
+            _derived.pop(next(iter(_derived)))
+        _derived[key] = (rows, result)
+    return result
+
+
 def clear() -> None:
-    """Forget the stored rows and their evaluations (tests)."""
+    """Forget the stored rows and what was derived from them (tests)."""
     with _lock:
         _rows.clear()
         _evaluated.clear()
+        _derived.clear()
