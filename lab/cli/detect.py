@@ -12,8 +12,10 @@
 {"n_human", "n_machine", "methods": {name: {"auroc", "by_group": {group: auroc}, "median_human",
 "median_machine"}}, "at_threshold": what the
 detector page shows for --method at --percentile (lab.detect.evaluation.at_threshold: the threshold, its
-confusion matrix, TPR, FPR, AUROC, ROC, per-group rates, the base rate at --prevalence)} (several --model:
-{"results": [one table per model]}). See lab/detect/scoring.py and lab/detect/evaluation.py for the methods.
+confusion matrix, TPR, FPR, AUROC, ROC, per-group rates, the base rate at --prevalence), "histogram": the page's
+distribution chart of --method (lab.detect.evaluation.histogram: bin edges, each group's share per bin)}
+(several --model: {"results": [one table per model]}). See lab/detect/scoring.py and lab/detect/evaluation.py
+for the methods.
 """
 
 from __future__ import annotations
@@ -116,7 +118,8 @@ def run_eval(args) -> int:
             raise CliError(f"--method {args.method} needs --observer (a second decoder with the same tokenizer)")
         table = detect_eval.evaluate(rows)
         at = detect_eval.at_threshold(rows, args.method, args.percentile, args.prevalence / 100)
-        tables.append({"model": performer.name, **table, "at_threshold": at})
+        tables.append({"model": performer.name, **table, "at_threshold": at,
+                       "histogram": detect_eval.histogram(rows, args.method)})
     if args.json:
         print_json({k: v for k, v in tables[0].items() if k != "model"} if len(tables) == 1 else {"results": tables})
         return 0
