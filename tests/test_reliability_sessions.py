@@ -101,8 +101,17 @@ def alone_perplexity(tmp_path: Path) -> str:
 
 
 def script_state(page) -> str:
-    """The tab's Streamlit script state: 'running', 'notRunning', or '' before the app is drawn."""
-    return page.evaluate("() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState || ''")
+    """The tab's Streamlit script state: 'running', 'notRunning', or '' before the app is drawn (also while the tab
+    is still leaving its blank page: the navigation is fired, not awaited, and reading a page that is being
+    replaced raises "Execution context was destroyed")."""
+    from playwright.sync_api import Error
+
+    try:
+        return page.evaluate("() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState || ''")
+    except Error as e:
+        if "Execution context was destroyed" in str(e) or "navigating" in str(e):
+            return ""
+        raise
 
 
 def ready(kind: str, page) -> bool:
