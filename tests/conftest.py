@@ -64,7 +64,7 @@ SLOW = {
     # Real subprocesses and real servers (measured: 572 of make check's 1,169 test-seconds, docs/testing.md).
     "test_reproduce": {f"test_the_{page}_page" for page in ("tokens", "logit_lens", "ceiling", "sampling", "attention",
                                                             "perplexity", "causal_mask", "code", "analogies", "fill",
-                                                            "detector")},
+                                                            "detector")} | {"test_a_real_command_with_a_tricky_text"},
     "test_train": {"test_smoke_training_writes_loadable_models_and_results",
                    "test_a_sibling_preset_stops_at_the_plateau_and_saves_under_its_own_name",
                    "test_a_run_resumes_from_a_saved_checkpoint"},
@@ -75,6 +75,13 @@ SLOW = {
     "test_embeddings": {"test_cli_bad_input_exits_2_with_one_line"},
     "test_glossary": {"test_every_link_opens_its_view"},
     "test_portuguese_bytes": {"test_no_page_shows_a_byte_escape_in_portuguese"},
+    # A live app server, a real subprocess, the real course table, training or a download's retries (2026-12-04:
+    # 37 test-seconds of make check's 196 s wall; docs/testing.md).
+    "test_class_config": {"test_served_app_forces_no_full_collection_and_watches_nothing"},
+    "test_class_readers": {"test_five_readers_of_one_link_each_finish_their_run"},
+    "test_ceiling": {"test_cli_course_prints_the_pages_table_and_verdict"},
+    "test_reliability_faults": {"test_a_connection_dropped_mid_file_keeps_nothing_and_the_next_try_completes"},
+    "test_learned": {"test_training_writes_the_counts_of_the_windows_it_drew"},
 }
 
 
