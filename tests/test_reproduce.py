@@ -23,13 +23,16 @@ ECHO = [sys.executable, "-c", "import sys, json; print(json.dumps([sys.argv[1:],
 
 
 def bash(line: str, stdin: str = "") -> subprocess.CompletedProcess:
-    """Run `line` in bash from the project's root, with the thread count the page just ran with. A reader's shell
+    """Run `line` in bash from the project's root, with the thread count the pages run with. A reader's shell
     and the app on one machine differ there (the app leaves a core: ui.model_loader.leave_a_core), and a float32
     rounding figure moves with it: the code page's largest difference from transformers is 1.1e-05 on one thread
-    and 5.2e-06 on two for the same text (docs/testing.md)."""
+    and 5.2e-06 on two for the same text (docs/testing.md). The count is the app's rule, not this thread's
+    torch.get_num_threads(): torch keeps a count per thread, and the pages run in AppTest's script thread."""
+    from ui.model_loader import app_threads
+
     env = {**os.environ, "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}", "HOME": "/nonexistent-home"}
-    if "torch" in sys.modules:
-        env["OMP_NUM_THREADS"] = str(sys.modules["torch"].get_num_threads())
+    if (threads := app_threads()) is not None:
+        env["OMP_NUM_THREADS"] = str(threads)
     return subprocess.run(["bash", "-c", line], input=stdin, capture_output=True, text=True, cwd=ROOT, env=env,
                           timeout=600)
 

@@ -32,9 +32,18 @@ def leave_a_core() -> int:
     lab/benchmarks/pages.py). Returns the thread count now in force."""
     import torch
 
-    if not any(os.environ.get(name) for name in THREAD_ENV):
-        torch.set_num_threads(max(1, _torch_default() - 1))
+    if (threads := app_threads()) is not None:
+        torch.set_num_threads(threads)
     return torch.get_num_threads()
+
+
+def app_threads() -> int | None:
+    """The thread count leave_a_core gives torch: one fewer than torch's own, at least one; None when
+    OMP_NUM_THREADS or MKL_NUM_THREADS is set (torch follows them). Changes nothing. A command run beside the app
+    reproduces its float32 rounding to the digit only with this count (tests/test_reproduce.py)."""
+    if any(os.environ.get(name) for name in THREAD_ENV):
+        return None
+    return max(1, _torch_default() - 1)
 
 
 @functools.cache
