@@ -89,7 +89,10 @@ def test_the_load_tests_ttft_and_throughput_on_a_server_of_known_delays(slow_url
     # TTFT counts from the request to the first token: not from the headers (0.2), not from the queue (1.0)
     assert TTFT_S <= r["ttft_p50"] <= TTFT_S + SLACK_S
     assert TTFT_S <= r["ttft_p95"] <= TTFT_S + SLACK_S
-    assert GAP_S <= r["tbt_mean"] <= GAP_S + SLACK_S / 2
+    # The mean gap: at least 0.9 of the server's GAP_S. Not GAP_S itself: a request's gaps sum to its last token's
+    # arrival minus its first's, and a first token delivered a few ms late under load shortens that (a full run
+    # measured 0.0483 s). A mean over the tokens instead of the gaps (4/5 of it, 0.04 s) still fails.
+    assert 0.9 * GAP_S <= r["tbt_mean"] <= GAP_S + SLACK_S / 2
     assert 2 * PER_REQUEST_S <= r["wall_s"] <= 2 * PER_REQUEST_S + 2 * SLACK_S
     # every request's tokens over the whole test's wall time: about 40 / 1.2 s = 33/s (divided by 4: 8/s)
     assert r["tokens_per_s"] == pytest.approx(40 / r["wall_s"])
