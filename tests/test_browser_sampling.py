@@ -89,7 +89,7 @@ def test_a_slider_moved_quickly_back_and_forth_never_loses_the_connection(tiny_h
             wait_idle(page, timeout_ms=30_000)
             assert [m for m in console if "ForwardMsg" in m or "fatal" in m] == [], f"tab {tab}"
             assert page.locator('[data-testid="stConnectionStatus"]').count() == 0, f"tab {tab}"
-            assert temperature(page).input_value() == "1"
+            assert drawn(page) == 32  # the page whole again, for whatever value the last key left
             page.close()
 
 def test_an_encoder_gets_a_message_not_a_broken_page(tiny_hub_app):
