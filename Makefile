@@ -29,17 +29,22 @@ $(A11Y): tests/a11y/package.json tests/a11y/package-lock.json
 	cd tests/a11y && npm ci --no-audit --no-fund --silent
 	touch $@
 
+# With WORKERS processes on the machine's cores, each gets one torch thread (OpenMP threads of two workers that
+# wait for each other on 2 cores cost a quarter of the time; docs/testing.md). Servers and commands a test starts
+# inherit it, so a page and the command it shows compute with the same thread count. Set WORKERS=0 to keep torch's own.
+ONE_THREAD := $(if $(filter 0,$(WORKERS)),,OMP_NUM_THREADS=1 MKL_NUM_THREADS=1)
+
 # Every test, on WORKERS processes (pytest-xdist; a module's tests stay on one worker, so a module's shared server
 # and fixtures are set up once): `make test WORKERS=0` runs in one process. docs/testing.md has the timings.
 test: $(VENV)/.installed-dev $(A11Y)
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile) --durations=25
+	$(ONE_THREAD) $(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile) --durations=25
 
 # The markers are registered in tests/conftest.py; docs/testing.md says what each leaves out and what
 # -n (pytest-xdist workers) gained. `make check WORKERS=0` runs in one process.
 check: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS)) -m "not browser and not slow"
+	$(ONE_THREAD) $(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS)) -m "not browser and not slow"
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m lab bench --json

@@ -181,4 +181,5 @@ def test_a_lesson_made_in_the_app_downloads_and_uploads_back(app_url, tmp_path):
         edited.write_text(text.replace("Layer 2, head 3.", "Camada 2, cabeça 3.") + "", encoding="utf-8")
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(edited))
         page.get_by_text("Loaded: 1 step.").wait_for(timeout=TIMEOUT)
+        wait_idle(page, TIMEOUT)  # the run that shows the loaded draft has drawn all of it, not only its notice
         assert page.get_by_label("Teacher's note (en)").input_value() == "Camada 2, cabeça 3."
