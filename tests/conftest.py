@@ -85,12 +85,29 @@ SLOW = {
 }
 
 
+# The heaviest modules, heaviest first (worker-seconds of a full run, docs/testing.md): `make test` hands whole
+# modules to its workers in collection order (xdist --dist loadfile), so these go first and the light ones fill
+# in at the end, instead of one heavy module left alone on one worker while the other has nothing to do.
+HEAVY_FIRST = ("test_browser_a11y", "test_reproduce", "test_reliability_inputs_pages", "test_browser_presentation",
+               "test_lessons", "test_browser_sampling", "test_reliability_sessions", "test_train",
+               "test_browser_serving", "test_browser_lessons", "test_ceiling_page", "test_reliability_server",
+               "test_serving_page", "test_browser_classroom", "test_translations", "test_shared_links",
+               "test_browser_links", "test_language_switch")
+
+
+def module_of(item) -> str:
+    return item.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
-    """Marks SLOW's tests `slow`; fails the run when SLOW names a test its module no longer has."""
+    """Marks SLOW's tests `slow`; fails the run when SLOW names a test its module no longer has. Puts the
+    HEAVY_FIRST modules first, in that order (the others keep theirs, after them)."""
+    rank = {m: i for i, m in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda item: rank.get(module_of(item), len(rank)))  # stable: a module's tests keep their order
     stale = set()
     for item in items:
-        module = item.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
+        module = module_of(item)
         if module not in SLOW:
             continue
         stale |= {f"{module}.{name}" for name in SLOW[module] if not hasattr(item.module, name)}

@@ -1,4 +1,5 @@
-"""WCAG 2.2 AA in a real Chromium (issue 42; docs/accessibility.md says what is checked and why).
+"""WCAG 2.2 AA in a real Chromium (issue 42; docs/accessibility.md says what is checked and why), and nothing
+leaves the machine.
 
 axe-core (the npm package pinned in tests/a11y/package.json, installed by `make test` with `npm ci`) runs
 on every page of the app in English, in Portuguese and in presentation mode, with the WCAG 2.0, 2.1 and 2.2
@@ -7,17 +8,22 @@ with its reason, in docs/accessibility.md). Beyond axe's rules: every chart's SV
 `<html lang>` follows the reader's language, every input of one page of each kind (slider, select, text
 area, button) is reached with Tab and changed with keys alone, with a visible focus, and at a 640 px wide
 viewport (200 % zoom of a 1280 px screen) no page scrolls sideways and no text is cut off.
+The same visits record every request the tab sends or fails on: each must go to the app's own server (offline
+in a classroom an outside request fails; on a hosted demo it tells that outside host who visits), and every
+page's tab shows the shipped icon, sent inline. The pages are app.py's navigation (tests.pages.page_paths).
 One server, one browser, one tab for the whole module.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
 
 import pytest
 
+from tests.pages import outside, page_paths
 from tests.streamlit_server import ROOT, chromium, new_page, require_browser, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -26,8 +32,7 @@ AXE_DIR = ROOT / "tests" / "a11y"
 AXE = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
 AXE_VERSION = json.loads((AXE_DIR / "package.json").read_text())["dependencies"]["axe-core"]
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
-# every page in the sidebar: app_pages/X.py is served at /X, the home page at /
-PAGES = sorted("" if p.stem == "home" else p.stem for p in (ROOT / "app_pages").glob("*.py"))
+PAGES = page_paths()  # every page of app.py's navigation: app_pages/X.py is served at /X, the home page at /
 MODES = {"en": "lang=en", "pt": "lang=pt", "present": "lang=pt&present=1"}
 # rule id -> CSS selectors of elements Streamlit itself draws that the app cannot reach (docs/accessibility.md)
 EXCEPTIONS: dict[str, tuple[str, ...]] = {}
@@ -70,6 +75,18 @@ def open_view(tab, path: str, query: str):
     return page
 
 
+@contextlib.contextmanager
+def recording(page, seen: list[str]):
+    """Every URL the tab asks for (sent, or failed) while inside, into `seen`."""
+    page.on("request", record := lambda r: seen.append(r.url))
+    page.on("requestfailed", record)
+    try:
+        yield
+    finally:
+        page.remove_listener("request", record)
+        page.remove_listener("requestfailed", record)
+
+
 def excepted(rule: str, target: str, page) -> bool:
     """True when the node is an element EXCEPTIONS allows for this rule."""
     return any(page.evaluate("([t, s]) => !!document.querySelector(t)?.closest(s)", [target, sel])
@@ -79,7 +96,15 @@ def excepted(rule: str, target: str, page) -> bool:
 @pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("path", PAGES)
 def test_axe_finds_no_wcag_violation_and_every_chart_is_described(tab, path, mode):
-    page = open_view(tab, path, MODES[mode])
+    url, page = tab
+    seen: list[str] = []
+    with recording(page, seen):
+        open_view(tab, path, MODES[mode])
+        page.wait_for_load_state("networkidle")  # late fetches: icons, fonts and charts drawn after the run ends
+    assert f"{url}/{path}?{MODES[mode]}" in seen, "the page's own request was not recorded"
+    assert outside(seen, url) == [], "requests that would leave the machine"
+    # the shipped icon, sent inline (not a missing or default one)
+    assert page.eval_on_selector('link[rel~="icon"]', "e => e.href").startswith("data:image/svg+xml")
     page.add_script_tag(path=str(AXE))
     assert page.evaluate("() => axe.version") == AXE_VERSION
     found = []
