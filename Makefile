@@ -38,7 +38,7 @@ ONE_THREAD := $(if $(filter 0,$(WORKERS)),,OMP_NUM_THREADS=1 MKL_NUM_THREADS=1)
 # and fixtures are set up once): `make test WORKERS=0` runs in one process. docs/testing.md has the timings.
 test: $(VENV)/.installed-dev $(A11Y)
 	$(VENV)/bin/ruff check .
-	$(ONE_THREAD) $(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile) --durations=25
+	$(ONE_THREAD) $(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile --no-loadscope-reorder) --durations=25
 
 # The markers are registered in tests/conftest.py; docs/testing.md says what each leaves out and what
 # -n (pytest-xdist workers) gained. `make check WORKERS=0` runs in one process.

@@ -86,8 +86,9 @@ SLOW = {
 
 
 # The heaviest modules, heaviest first (worker-seconds of a full run, docs/testing.md): `make test` hands whole
-# modules to its workers in collection order (xdist --dist loadfile), so these go first and the light ones fill
-# in at the end, instead of one heavy module left alone on one worker while the other has nothing to do.
+# modules to its workers in collection order (xdist --dist loadfile --no-loadscope-reorder; xdist's own reorder
+# puts the modules with the most tests first, whatever their time), so these go first and the light ones fill in
+# at the end, instead of one heavy module left alone on one worker while the other has nothing to do.
 HEAVY_FIRST = ("test_browser_a11y", "test_reproduce", "test_reliability_inputs_pages", "test_browser_presentation",
                "test_lessons", "test_browser_sampling", "test_reliability_sessions", "test_train",
                "test_browser_serving", "test_browser_lessons", "test_ceiling_page", "test_reliability_server",
