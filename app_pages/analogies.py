@@ -47,21 +47,22 @@ if query is not None:
         st.info(t("Approximation: a word of several tokens above stands for the mean of its pieces.",
                   "Aproximação: uma palavra de vários tokens acima vale pela média dos seus pedaços."))
     exp = v["expected"] or {}
-    m1, m2, m3 = st.columns(3)
-    m1.metric(t("Top answer", "Melhor resposta"), viz.visible(v["results"][0]["token"]) if v["results"] else "—")
-    m2.metric(t("Expected word's rank, inputs excluded", "Posição da esperada, sem as de entrada"),
-              draw.rank_text(exp.get("rank")))
-    m3.metric(t("Expected word's rank, inputs included", "Posição da esperada, com as de entrada"),
-              draw.rank_text(exp.get("rank_all")))
-    notes = st.container() if presentation.shown() else None  # on a projector: under the charts
-    names = draw.chart_names()
-    left, right = presentation.stacking("analogy").columns([2, 3])
-    best = exports.later(viz.scores_chart, v["results"], t("Best answers", "Melhores respostas"), names,
-                         highlight=(exp.get("ids") or [None])[0], lang=lang())
-    exports.chart("analogy-answers", left, best)
-    pca = exports.later(viz.analogy_chart, v["picture"], t("The analogy in 2D (PCA)", "A analogia em 2D (PCA)"),
-                        draw.kept_text(v["picture"]), names, lang=lang())
-    exports.chart("analogy-pca", right, pca)
+    with presentation.view("answer"):
+        m1, m2, m3 = st.columns(3)
+        m1.metric(t("Top answer", "Melhor resposta"), viz.visible(v["results"][0]["token"]) if v["results"] else "—")
+        m2.metric(t("Expected word's rank, inputs excluded", "Posição da esperada, sem as de entrada"),
+                  draw.rank_text(exp.get("rank")))
+        m3.metric(t("Expected word's rank, inputs included", "Posição da esperada, com as de entrada"),
+                  draw.rank_text(exp.get("rank_all")))
+        notes = st.container() if presentation.shown() else None  # on a projector: under the charts
+        names = draw.chart_names()
+        left, right = presentation.stacking("analogy").columns([2, 3])
+        best = exports.later(viz.scores_chart, v["results"], t("Best answers", "Melhores respostas"), names,
+                             highlight=(exp.get("ids") or [None])[0], lang=lang())
+        exports.chart("analogy-answers", left, best)
+        pca = exports.later(viz.analogy_chart, v["picture"], t("The analogy in 2D (PCA)", "A analogia em 2D (PCA)"),
+                            draw.kept_text(v["picture"]), names, lang=lang())
+        exports.chart("analogy-pca", right, pca)
     right.caption(t("a − b + c is drawn as the sum itself, so the parallelogram closes; the scores compare "
                     "directions (cosines), so the best answer need not be the nearest dot.",
                     "a − b + c aparece como a própria soma, para o paralelogramo fechar; as pontuações comparam "

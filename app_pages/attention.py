@@ -47,8 +47,8 @@ widgets.bind_all(layer, head, metric)  # before either column: the right one (dr
 frame = viz.summary_frame(view["summary"])
 
 left, right = presentation.stacking("attention").columns([3, 2])
-with right:
+with right, presentation.view("all_heads"):
     by = draw.all_heads(view, frame, metric, words)
-with left:
+with left, presentation.view("head"):
     draw.one_head(view, frame, layer, head, start, words, by)
 reproduce.command(["attention", "--json", "--model", m.name, "--text", text])  # chapter 15: this view from the shell

@@ -24,10 +24,11 @@ presentation.explain(t(
 m = current_decoder("The causal mask", "A máscara causal")
 words, masks = draw.names(), [True, False] if can_drop_mask(m.model) else [True]  # GPT-1 keeps its mask
 text = widgets.Text("mask_text", t("Sentence", "Frase"), TROPHY[lang()][0], kind="text_input").draw()
-if text.strip():
-    draw.mask_heatmaps(m, text, masks, words)
-else:  # the trophy experiment below does not need this sentence: it stays
-    st.info(t("Type a sentence.", "Digite uma frase."))
+with presentation.view("mask"):
+    if text.strip():
+        draw.mask_heatmaps(m, text, masks, words)
+    else:  # the trophy experiment below does not need this sentence: it stays
+        st.info(t("Type a sentence.", "Digite uma frase."))
 
 st.header(t("The trophy experiment", "O experimento do troféu"))
 presentation.explain(t(
@@ -44,17 +45,18 @@ try:
 except ValueError as e:  # TrophyError (quotes the sentences), a model that cannot load
     series, notice = {}, None
     draw.problem(e)
-if notice:
-    st.info(notice)
-if series:
-    for col, (name, values) in zip(st.columns(len(series)), series.items(), strict=True):
-        col.metric(name, viz.diff_text(max(values), lang=lang()),
-                   help=t("max |difference| over every layer and head",
-                          "máx |diferença| em todas as camadas e cabeças"))
-    bars = exports.later(viz.diff_bars, series, t("Max |difference| of the word's attention row, per layer",
-                                                  "Máx |diferença| da linha de atenção da palavra, por camada"),
-                         names=words, lang=lang())
-    exports.chart("mask-difference", st, bars)
+with presentation.view("trophy"):
+    if notice:
+        st.info(notice)
+    if series:
+        for col, (name, values) in zip(st.columns(len(series)), series.items(), strict=True):
+            col.metric(name, viz.diff_text(max(values), lang=lang()),
+                       help=t("max |difference| over every layer and head",
+                              "máx |diferença| em todas as camadas e cabeças"))
+        bars = exports.later(viz.diff_bars, series, t("Max |difference| of the word's attention row, per layer",
+                                                      "Máx |diferença| da linha de atenção da palavra, por camada"),
+                             names=words, lang=lang())
+        exports.chart("mask-difference", st, bars)
 reproduce.command(*[["trophy", "--json", "--model", name, "--a", a, "--b", b, "--word", word, *extra]  # chapter 15
                     for name, extra in [(m.name, []), *[(m.name, ["--no-causal"])] * (False in masks),
                                         *[(encoder, [])] * bool(encoder)]])

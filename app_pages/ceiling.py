@@ -59,7 +59,8 @@ for name in models:
         st.warning(f"{name}: {worded(e)}")
 if not results:
     st.stop()
-draw.curves(results, max_n)
+with presentation.view("curves"):
+    draw.curves(results, max_n)
 
 st.subheader(t("One wrong token, forced", "Um token errado, forçado"))
 m = get_model(results[-1]["model"])

@@ -57,7 +57,7 @@ with presentation.stacking("code"):
     code_col, tensor_col = st.columns(2)
 with code_col:
     draw.source(step)
-with tensor_col:
+with tensor_col, presentation.view("tensor"):
     draw.tensor(result["steps"][step], result["labels"], step, head)
 draw.top(result)
 

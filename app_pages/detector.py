@@ -61,12 +61,13 @@ except LabError as e:  # bad text, an observer with another tokenizer, a model t
     st.warning(messages.text(e))
     st.stop()
 verdict = st.container(key="det_verdict")  # presentation mode draws the verdict here, on the first screen
-st.subheader(t("The text, as the model sees it", "O texto, como o modelo o vê"))
-draw.coloured_text(view, buckets)
+with presentation.view("colours"):
+    st.subheader(t("The text, as the model sees it", "O texto, como o modelo o vê"))
+    draw.coloured_text(view, buckets)
 evaluation = runs.evaluation(rows)  # once per set, shared by every reader
 draw.scores_table(scored, evaluation)
 
-with verdict if presentation.on() else st.container(key="det_verdict_below"):
+with verdict if presentation.on() else st.container(key="det_verdict_below"), presentation.view("verdict"):
     st.subheader(t("A threshold turns a score into a verdict", "Um limiar transforma um escore em veredito"))
     draw.set_note(rows, m.name, observer)
     names = draw.method_names()
@@ -78,10 +79,12 @@ with verdict if presentation.on() else st.container(key="det_verdict_below"):
     at = runs.at_threshold(rows, method, percentile)  # lab.detect.evaluation's, once per set and choice
     draw.threshold_section(at)  # the rates first: on a projector they are the page's main figure
     draw.distribution(runs.histogram(rows, method), at, detect_eval.flat(scored["scores"])[method])
-prevalence = widgets.Slider("det_prevalence", t("Share of machine-written texts in the class (%)",
-                                                "Fração de textos escritos por máquina na turma (%)"), 1, 90, 10).draw()
-human_share = detect_eval.base_rate(at["tpr"], at["fpr"], prevalence / 100)
-draw.base_rate(human_share, prevalence / 100)
+with presentation.view("base_rate"):
+    prevalence = widgets.Slider("det_prevalence", t("Share of machine-written texts in the class (%)",
+                                                    "Fração de textos escritos por máquina na turma (%)"), 1, 90,
+                                10).draw()
+    human_share = detect_eval.base_rate(at["tpr"], at["fpr"], prevalence / 100)
+    draw.base_rate(human_share, prevalence / 100)
 
 st.subheader(t("Who gets flagged", "Quem é acusado"))
 draw.who_is_flagged(at)

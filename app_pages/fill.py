@@ -41,20 +41,22 @@ order = widgets.Choice("fill_order", t("Several masks", "Várias máscaras"), li
                        format_func=orders.get).draw(left)
 top = widgets.Slider("fill_top", t("Candidates per mask", "Candidatos por máscara"), 1, 20, 5).draw(right)
 button.button(t("Insert <mask>", "Inserir <mask>"), on_click=draw.insert_mask)
-try:
-    draw.fills(cached.filled(m.name, text, top, order == "order"), order == "order")
-except LabError as e:
-    st.warning(worded(e))
+with presentation.view("fill"):
+    try:
+        draw.fills(cached.filled(m.name, text, top, order == "order"), order == "order")
+    except LabError as e:
+        st.warning(worded(e))
 
 st.subheader(t("Same sentence, both models, every position", "A mesma frase, os dois modelos, cada posição"))
 decoders = [n for n in offered(registry.REGISTRY) if registry.info(n).kind == "decoder"]
 decoder = widgets.Choice("fill_decoder", t("Decoder", "Decoder"), decoders, models.DEFAULT_OFFLINE).draw()
 pair = widgets.Text("fill_pair", t("Sentence", "Frase"), t(fill.PAIRS["en"][0], fill.PAIRS["pt"][0]), height=70).draw()
-try:
-    draw.comparison(cached.compared(m.name, decoder, pair), m.name, decoder)
-    draw.trophy(cached.trophy(m.name, decoder, lang()), m.name, decoder)
-except LabError as e:
-    st.warning(worded(e))
+with presentation.view("compare"):
+    try:
+        draw.comparison(cached.compared(m.name, decoder, pair), m.name, decoder)
+        draw.trophy(cached.trophy(m.name, decoder, lang()), m.name, decoder)
+    except LabError as e:
+        st.warning(worded(e))
 
 st.subheader(t("How RoBERTa is trained, live", "Como o RoBERTa é treinado, ao vivo"))
 presentation.explain(t(
@@ -73,10 +75,11 @@ a, b, c = st.columns(3, vertical_alignment="bottom")
 dynamic = widgets.Toggle("fill_dynamic", t("Dynamic masking", "Máscara dinâmica"), True).draw(a)
 seed = widgets.NumberInput("fill_seed", t("Seed", "Semente"), 0, 9999, 0).draw(b)
 epoch = widgets.Slider("fill_epoch", t("Epoch", "Época"), 1, cached.EPOCHS, 1).draw(c)
-if train_text.strip():
-    draw.masking(cached.masking(train_text, seed, dynamic), epoch)
-else:
-    st.info(t("Type a sentence to mask.", "Digite uma frase para mascarar."))
+with presentation.view("masking"):
+    if train_text.strip():
+        draw.masking(cached.masking(train_text, seed, dynamic), epoch)
+    else:
+        st.info(t("Type a sentence to mask.", "Digite uma frase para mascarar."))
 draw.roberta_decisions()
 draw.course_roberta()
 

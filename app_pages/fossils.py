@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lab import fossils
-from ui import widgets
+from ui import presentation, widgets
 from ui.cached import fossils as cached
 from ui.draw import fossils as draw
 from ui.draw import reproduce
@@ -36,8 +36,9 @@ c2.metric(t(f"GFLOPs per token, {biggest['name']}", f"GFLOPs por token, {biggest
           num(biggest["flops_per_token"]["total"] / 1e9, 3))
 c3.metric(t("Models", "Modelos"), num(len(rows)))
 
-st.subheader(t("The shape of each model", "A forma de cada modelo"))
-draw.shape_table(rows)
+with presentation.view("shape"):
+    st.subheader(t("The shape of each model", "A forma de cada modelo"))
+    draw.shape_table(rows)
 st.subheader(t("What each one costs", "Quanto cada um custa"))
 explain(t("Parameters counted exactly from the configuration (tied embeddings once), split by where they sit. "
           "FLOPs: forward, per token, two per multiply-add, matrix products only, attending to the full context. "

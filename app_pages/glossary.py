@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import widgets
+from ui import presentation, widgets
 from ui.chapters import TITLES
 from ui.glossary import TERMS, matching
 from ui.i18n import lang, num, t
@@ -19,9 +19,10 @@ found = matching(query, pt)
 st.caption(t(f"{num(len(found))} of {num(len(TERMS))} terms", f"{num(len(found))} de {num(len(TERMS))} termos"))
 if not found:
     st.info(t("No term holds that text.", "Nenhum termo contém esse texto."))
-for key, term, definition, page, params in found:
-    with st.container(border=True, key=f"gl_term_{key}"):
-        st.markdown(f"**{term[pt]}**")
-        st.write(definition[pt])
-        st.page_link(page, label=t(f"See it → {TITLES[page][0]}", f"Veja → {TITLES[page][1]}"),
-                     query_params={**params, "lang": lang()})
+with presentation.view("terms"):
+    for key, term, definition, page, params in found:
+        with st.container(border=True, key=f"gl_term_{key}"):
+            st.markdown(f"**{term[pt]}**")
+            st.write(definition[pt])
+            st.page_link(page, label=t(f"See it → {TITLES[page][0]}", f"Veja → {TITLES[page][1]}"),
+                         query_params={**params, "lang": lang()})

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import lesson_maker, url_state
+from ui import lesson_maker, presentation, url_state
 from ui.chapters import CHAPTERS, TITLES
 from ui.i18n import t
 from ui.lesson import shipped
@@ -26,15 +26,16 @@ for name, title in shipped():
 lesson_maker.editor()
 st.subheader(t("The course, chapter by chapter", "O curso, capítulo por capítulo"))
 
-for number, title_en, title_pt, pages, command, what_en, what_pt in CHAPTERS:
-    with st.container(border=True):
-        heading = (f"{t('Chapter', 'Capítulo')} {number} · " if number != "—" else "") + t(title_en, title_pt)
-        if pages:
-            for k, path in enumerate(pages):  # the chapter, then the page it opens (its name in the navigation)
-                page = t(*TITLES[path])
-                st.page_link(path, label=f"**{heading}** → {page}" if k == 0 else t(f"and also → {page}",
-                                                                                      f"e também → {page}"),
-                             query_params=url_state.link(path))  # one history entry: one Back returns here
-        else:
-            st.markdown(f"**{heading}**")
-        st.caption(t(what_en, what_pt) + (f" `{command}`" if command else ""))
+with presentation.view("map"):
+    for number, title_en, title_pt, pages, command, what_en, what_pt in CHAPTERS:
+        with st.container(border=True):
+            heading = (f"{t('Chapter', 'Capítulo')} {number} · " if number != "—" else "") + t(title_en, title_pt)
+            if pages:
+                for k, path in enumerate(pages):  # the chapter, then the page it opens (its name in the navigation)
+                    page = t(*TITLES[path])
+                    st.page_link(path, label=f"**{heading}** → {page}" if k == 0 else t(f"and also → {page}",
+                                                                                          f"e também → {page}"),
+                                 query_params=url_state.link(path))  # one history entry: one Back returns here
+            else:
+                st.markdown(f"**{heading}**")
+            st.caption(t(what_en, what_pt) + (f" `{command}`" if command else ""))

@@ -4,7 +4,7 @@ with what it measures and the page whose numbers it prints."""
 import streamlit as st
 
 from lab.cli.guide import commands
-from ui import url_state
+from ui import presentation, url_state
 from ui.chapters import COMMANDS, TITLES
 from ui.i18n import num, t
 from ui.presentation import explain
@@ -23,13 +23,14 @@ st.caption(t(f"{num(len(listed))} commands · descriptions as the command line w
 groups: dict[str, list[dict]] = {}
 for c in listed:
     groups.setdefault(COMMANDS.get(c["name"], ("—", None))[0], []).append(c)
-for chapter in sorted(groups, key=lambda k: (k == "—", k)):
-    st.subheader(t(f"Chapter {chapter}", f"Capítulo {chapter}") if chapter != "—" else t("Other", "Outros"))
-    for c in groups[chapter]:
-        with st.container(border=True, key=f"guide_{c['name']}"):
-            st.markdown(f"**`{c['name']}`** · {c['help']}")
-            st.code(c["usage"], language="bash", wrap_lines=True)
-            page = COMMANDS.get(c["name"], ("", None))[1]
-            if page:
-                st.page_link(page, label=t(f"Reproduces → {TITLES[page][0]}", f"Reproduz → {TITLES[page][1]}"),
-                             query_params=url_state.link(page))
+with presentation.view("commands"):
+    for chapter in sorted(groups, key=lambda k: (k == "—", k)):
+        st.subheader(t(f"Chapter {chapter}", f"Capítulo {chapter}") if chapter != "—" else t("Other", "Outros"))
+        for c in groups[chapter]:
+            with st.container(border=True, key=f"guide_{c['name']}"):
+                st.markdown(f"**`{c['name']}`** · {c['help']}")
+                st.code(c["usage"], language="bash", wrap_lines=True)
+                page = COMMANDS.get(c["name"], ("", None))[1]
+                if page:
+                    st.page_link(page, label=t(f"Reproduces → {TITLES[page][0]}", f"Reproduz → {TITLES[page][1]}"),
+                                 query_params=url_state.link(page))

@@ -36,12 +36,13 @@ if note := draw.cut_note(view, m):
     st.warning(note)
 if note := draw.norm_note(view, m):
     st.caption(note)
-st.subheader(t("Every layer's guess for the next token", "O palpite de cada camada para o próximo token"))
-window = draw.window(view)
-frame = viz.grid_frame(worded_array(view["top_tokens"][:, window], marked=True), view["top_p"][:, window], tags[window],
-                       window.start, lang(), cells=short_array(view["top_tokens"][:, window, 0]))
-exports.chart("logit-lens", st, exports.later(viz.grid, frame, tags[window], window.start, names=words, lang=lang()),
-              key="lens_grid", width="content")
+with presentation.view("grid"):
+    st.subheader(t("Every layer's guess for the next token", "O palpite de cada camada para o próximo token"))
+    window = draw.window(view)
+    frame = viz.grid_frame(worded_array(view["top_tokens"][:, window], marked=True), view["top_p"][:, window],
+                           tags[window], window.start, lang(), cells=short_array(view["top_tokens"][:, window, 0]))
+    exports.chart("logit-lens", st, exports.later(viz.grid, frame, tags[window], window.start, names=words,
+                                                  lang=lang()), key="lens_grid", width="content")
 st.caption(t(f"Rows: the embeddings (bottom) and the output of each of the {view['n_layer']} blocks; columns: the "
              "input tokens. Each cell is the token that layer would predict next, coloured by its probability; hover "
              "for the top 5. The bottom row often just repeats each input token: before any block has run, the "
@@ -80,11 +81,12 @@ if (target := lens.target_word(word, new_word)) is not None:
     except lens.LensError as e:
         st.warning(messages.text(e))
         st.text(" | ".join(e.details.get("readable", [])))
-st.text(t("Following: ", "Seguindo: ") + worded(view["targets"][position], marked=True))
-draw.metrics(view["rank"][:, position], view["p"][:, position])
-trace = exports.later(viz.trace, viz.trace_frame(view["rank"][:, position], view["p"][:, position]), names=words,
-                      lang=lang())
-exports.chart("lens-trace", st, trace, key="lens_trace")
-st.dataframe(draw.trace_table(view, position), hide_index=True, column_config=draw.trace_columns())
+with presentation.view("follow"):
+    st.text(t("Following: ", "Seguindo: ") + worded(view["targets"][position], marked=True))
+    draw.metrics(view["rank"][:, position], view["p"][:, position])
+    trace = exports.later(viz.trace, viz.trace_frame(view["rank"][:, position], view["p"][:, position]), names=words,
+                          lang=lang())
+    exports.chart("lens-trace", st, trace, key="lens_trace")
+    st.dataframe(draw.trace_table(view, position), hide_index=True, column_config=draw.trace_columns())
 reproduce.command(["lens", "--json", "--model", m.name, "--text", text, "--position", str(position)]
                   + (["--target", target] if target is not None else []))  # chapter 15: this view from the shell

@@ -58,9 +58,11 @@ results = draw.results(chosen, text, fraction)
 if not results:
     st.stop()
 headers = draw.headers()
-draw.table(results, labels, headers)
+with presentation.view("table"):
+    draw.table(results, labels, headers)
 draw.scale(results)
-draw.surprisal(text, results, fraction)
+with presentation.view("surprisal"):
+    draw.surprisal(text, results, fraction)
 draw.published(headers["model"])
 reproduce.command(*[["perplexity", "--json", "--model", r["model"], "--file", "-", "--stride",  # chapter 15
                      str(max(1, int(registry.info(r["model"]).context * fraction)))] for r in results], stdin=text)

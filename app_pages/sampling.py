@@ -44,46 +44,50 @@ if not sampling.uses_cache(m.model):
                  "text.", f"{m.name} não tem cache de chaves e valores nesta versão do transformers: cada passo "
                  "relê o texto todo."))
 
-st.subheader(t("Generation, token by token", "Geração, token a token"))
-st.button(t("Stop", "Parar"), key="samp_stop", help=t("Keeps what was drawn so far.", "Guarda o que já foi sorteado."))
-with st.container(key="samp_stream"):
-    result = draw.stream(m, prompt, ids, s, st.empty())
-if result["stopped"]:
-    st.caption(t(f"Stopped after {len(result['tokens'])} tokens.",
-                 f"Parado depois de {len(result['tokens'])} tokens."))
-st.caption(t("Each token's background is the probability it had when drawn: pale = unlikely, deep blue = certain.",
-             "O fundo de cada token é a probabilidade que ele tinha no sorteio: claro = improvável, "
-             "azul forte = certo."))
+with presentation.view("text"):
+    st.subheader(t("Generation, token by token", "Geração, token a token"))
+    st.button(t("Stop", "Parar"), key="samp_stop", help=t("Keeps what was drawn so far.",
+                                                          "Guarda o que já foi sorteado."))
+    with st.container(key="samp_stream"):
+        result = draw.stream(m, prompt, ids, s, st.empty())
+    if result["stopped"]:
+        st.caption(t(f"Stopped after {len(result['tokens'])} tokens.",
+                     f"Parado depois de {len(result['tokens'])} tokens."))
+    st.caption(t("Each token's background is the probability it had when drawn: pale = unlikely, deep blue = certain.",
+                 "O fundo de cada token é a probabilidade que ele tinha no sorteio: claro = improvável, "
+                 "azul forte = certo."))
 if not result["tokens"]:
     st.stop()
 
-st.subheader(t("The distribution each token was drawn from", "A distribuição de onde cada token saiu"))
-n = len(result["tokens"])
-pick = widgets.Choice("samp_pick", t("Pick a generated token", "Escolha um token gerado"), range(n), 0, kind="pills",
-                      format_func=draw.pick_label(result, m.tokenizer)).draw()  # none, or past the end: the first
-draw.step(result, pick or 0, s.top_p)
+with presentation.view("distribution"):
+    st.subheader(t("The distribution each token was drawn from", "A distribuição de onde cada token saiu"))
+    n = len(result["tokens"])
+    pick = widgets.Choice("samp_pick", t("Pick a generated token", "Escolha um token gerado"), range(n), 0,
+                          kind="pills", format_func=draw.pick_label(result, m.tokenizer)).draw()  # none/past end: 1st
+    draw.step(result, pick or 0, s.top_p)
 
-st.subheader(t("Compare", "Compare"))
-views = {"pair": t("Two settings side by side", "Duas configurações lado a lado"),
-         "seeds": t("Same settings, five seeds", "Mesmas configurações, cinco sementes")}
-view = widgets.Choice("samp_compare", t("Compare", "Comparar"), views, "pair", kind="radio", horizontal=True,
-                      label_visibility="collapsed", format_func=views.get).draw()
-if view == "pair":
-    left, right = presentation.stacking("pair").columns(2)
-    left.markdown(t("**A**: the settings above", "**A**: as configurações acima"))
-    left.markdown(draw.text(result["tokens"], result["runs"], prompt), unsafe_allow_html=True)
-    right.markdown(t("**B**: pick its filters (same seed and length)",
-                     "**B**: escolha os filtros (mesma semente e tamanho)"))
-    b = draw.filters("samp_b", (0.0, 0, 1.0), right.columns(3))
-    with st.spinner(t("Generating B…", "Gerando B…")):
-        other = cached.generation(m.name, prompt, s._replace(temperature=b[0], top_k=b[1], top_p=b[2]).drawn())
-    right.markdown(draw.text(other["tokens"], other["runs"], prompt), unsafe_allow_html=True)
-else:
-    with st.spinner(t("Generating five seeds…", "Gerando cinco sementes…")):
-        runs = [cached.generation(m.name, prompt, s._replace(seed=s.seed + i).drawn()) for i in range(5)]
-    for i, r in enumerate(runs):
-        st.caption(f"{t('seed', 'semente')} {s.seed + i}")
-        st.markdown(draw.text(r["tokens"], r["runs"]), unsafe_allow_html=True)
-    st.caption(draw.variety(runs))
+with presentation.view("compare"):
+    st.subheader(t("Compare", "Compare"))
+    views = {"pair": t("Two settings side by side", "Duas configurações lado a lado"),
+             "seeds": t("Same settings, five seeds", "Mesmas configurações, cinco sementes")}
+    view = widgets.Choice("samp_compare", t("Compare", "Comparar"), views, "pair", kind="radio", horizontal=True,
+                          label_visibility="collapsed", format_func=views.get).draw()
+    if view == "pair":
+        left, right = presentation.stacking("pair").columns(2)
+        left.markdown(t("**A**: the settings above", "**A**: as configurações acima"))
+        left.markdown(draw.text(result["tokens"], result["runs"], prompt), unsafe_allow_html=True)
+        right.markdown(t("**B**: pick its filters (same seed and length)",
+                         "**B**: escolha os filtros (mesma semente e tamanho)"))
+        b = draw.filters("samp_b", (0.0, 0, 1.0), right.columns(3))
+        with st.spinner(t("Generating B…", "Gerando B…")):
+            other = cached.generation(m.name, prompt, s._replace(temperature=b[0], top_k=b[1], top_p=b[2]).drawn())
+        right.markdown(draw.text(other["tokens"], other["runs"], prompt), unsafe_allow_html=True)
+    else:
+        with st.spinner(t("Generating five seeds…", "Gerando cinco sementes…")):
+            runs = [cached.generation(m.name, prompt, s._replace(seed=s.seed + i).drawn()) for i in range(5)]
+        for i, r in enumerate(runs):
+            st.caption(f"{t('seed', 'semente')} {s.seed + i}")
+            st.markdown(draw.text(r["tokens"], r["runs"]), unsafe_allow_html=True)
+        st.caption(draw.variety(runs))
 reproduce.command(["sample", "--json", "--model", m.name, "--prompt", prompt, "--seed", str(s.seed), "--max-new-tokens",
                    str(s.n), "--temperature", str(s.temperature), "--top-k", str(s.top_k), "--top-p", str(s.top_p)])

@@ -24,7 +24,8 @@ presentation.explain(t(
     "qualquer servidor compatível com a OpenAI."))
 
 model = current_decoder("Serving", "Servir o modelo").name
-draw.commands(model)
+with presentation.view("commands"):
+    draw.commands(model)
 if hosting.limits().hosted:
     st.info(t("This hosted demo starts no server: a server per reader would not fit its memory, and it must not "
               "open ports. Run the app on your own machine (`streamlit run app.py`), or the two commands above.",

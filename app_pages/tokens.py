@@ -49,10 +49,12 @@ if not pt.strip():
               "Digite ou cole um texto em português acima para ver quanto ele custa em tokens."))
 else:
     costs = cached.costs(pt)
-    draw.costs(costs, cached.costs(en) if en.strip() else None)
+    with presentation.view("costs"):
+        draw.costs(costs, cached.costs(en) if en.strip() else None)
     name = widgets.Choice("tokens_encoding", t("Encoding", "Codificação"), lab.ENCODINGS, lab.ENCODINGS[0],
                           kind="radio", horizontal=True,
                           format_func={n: draw.encoding_name(n) for n in lab.ENCODINGS}.get).draw()
-    draw.tokens(pt, name, costs[name]["tokens"], CHIP_LIMIT)
+    with presentation.view("chips"):
+        draw.tokens(pt, name, costs[name]["tokens"], CHIP_LIMIT)
 draw.premium(pt, en, len(PAIRS))
 reproduce.command(["tokens", "--json", "-"], stdin=pt)  # chapter 15: this view from the shell

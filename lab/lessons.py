@@ -8,6 +8,7 @@ not at all (no Streamlit here).
         inputs: {mask_text: "..."} # the page's link parameters, with values its link accepts
         note: {en: ..., pt: ...}   # for the teacher
         question: {en: ..., pt: ...}  # optional, for the class
+        view: all_heads            # optional: which of the page's views the step is about (VIEWS; default the first)
 
 Which inputs each page has, and each one's range or options, come from lab/data/lesson_inputs.json, written by
 running every page headless (`python scripts/lesson_headless.py inputs`; a test checks it is current): the pages
@@ -31,6 +32,14 @@ INPUTS_FILE = Path(__file__).resolve().parent / "data" / "lesson_inputs.json"
 PAGES = ("home", "fossils", "glossary", "tokens", "analogies", "attention", "causal_mask", "logit_lens",
          "perplexity", "sampling", "fill", "detector", "code", "serving", "lab_guide", "ceiling")
 LANGS = ("en", "pt")
+# Each page's views a step can be about, its main one first: in presentation mode a lesson step puts its view on the
+# projector's first screen (ui/lesson.py), and the page draws each inside ui.presentation.view(name).
+VIEWS = {"home": ("map",), "fossils": ("shape",), "glossary": ("terms",), "tokens": ("costs", "chips"),
+         "analogies": ("answer",), "attention": ("head", "all_heads"), "causal_mask": ("mask", "trophy"),
+         "logit_lens": ("grid", "follow"), "perplexity": ("table", "surprisal"),
+         "sampling": ("text", "distribution", "compare"), "fill": ("fill", "compare", "masking"),
+         "detector": ("colours", "verdict", "base_rate"), "code": ("tensor",), "serving": ("commands",),
+         "lab_guide": ("commands",), "ceiling": ("curves",)}
 MIN_STEPS, MAX_STEPS = 1, 30
 MAX_FILE_BYTES = 200_000
 MAX_WORDS = 2_000  # characters of one note, question or title
@@ -50,6 +59,12 @@ class Step:
     inputs: dict  # link parameter -> value, as the file gives it
     note: dict  # {"en": ..., "pt": ...}
     question: dict | None = None
+    view: str | None = None  # one of VIEWS[page]; None: the page's main view
+
+    @property
+    def shows(self) -> str:
+        """The view this step is about: its own, or its page's main one."""
+        return self.view or VIEWS[self.page][0]
 
 
 @dataclass(frozen=True)
@@ -144,9 +159,9 @@ def _step(data, k: int, inputs: dict) -> Step:
     where = f"step {k}"
     if not isinstance(data, dict):
         _fail(where, "must be a mapping with page, inputs, note")
-    unknown = sorted(set(map(str, data)) - {"page", "inputs", "note", "question"})
+    unknown = sorted(set(map(str, data)) - {"page", "inputs", "note", "question", "view"})
     if unknown:
-        _fail(f"{where}, {unknown[0]}", "is not a field of a step (page, inputs, note, question)")
+        _fail(f"{where}, {unknown[0]}", "is not a field of a step (page, inputs, note, question, view)")
     page = data.get("page")
     if page not in PAGES:
         _fail(f"{where}, page", f"{page!r} is not a page; the pages: {', '.join(PAGES)}")
@@ -162,7 +177,10 @@ def _step(data, k: int, inputs: dict) -> Step:
         if problem:
             _fail(f"{where}, inputs.{key}", problem)
     note = _words(data.get("note"), f"{where}, note")
-    return Step(page, dict(values), note, _words(data.get("question"), f"{where}, question", optional=True))
+    view = data.get("view")
+    if view is not None and view not in VIEWS[page]:
+        _fail(f"{where}, view", f"{view!r} is not a view of the page {page} (its views: {', '.join(VIEWS[page])})")
+    return Step(page, dict(values), note, _words(data.get("question"), f"{where}, question", optional=True), view)
 
 
 def parse(data, name: str, models: set[str] | None = None, inputs: dict | None = None) -> Lesson:
@@ -269,7 +287,8 @@ def step_data(page: str, params: dict[str, str], note: dict) -> dict:
 def data(lesson: Lesson) -> dict:
     """A checked lesson as its file holds it (parse(data(lesson)) gives it back)."""
     steps = [{"page": s.page, "inputs": dict(s.inputs), "note": dict(s.note)}
-             | ({"question": dict(s.question)} if s.question else {}) for s in lesson.steps]
+             | ({"question": dict(s.question)} if s.question else {}) | ({"view": s.view} if s.view else {})
+             for s in lesson.steps]
     return {"title": dict(lesson.title)} | ({"model": lesson.model} if lesson.model else {}) | {"steps": steps}
 
 

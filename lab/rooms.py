@@ -33,6 +33,7 @@ MAX_STEP = 1000
 ENV = "LAB_ROOMS_URL"
 REDIS_TIMEOUT_S = 1.0  # a room must never hold a page up: Redis answers fast or not at all
 PREFIX = "lab:room:"
+PRESENT_S = 6.0  # a student counts as following while their page has read the room within this many seconds
 
 
 def passing(e: RoomError) -> bool:
@@ -77,7 +78,7 @@ class MemoryStore:
     """Rooms in this process's memory (a lock around a dict); `clock` for tests."""
 
     def __init__(self, clock=time.time):
-        self.clock, self._rooms, self._lock = clock, {}, threading.Lock()
+        self.clock, self._rooms, self._lock, self._seen = clock, {}, threading.Lock(), {}
 
     def create(self, lesson: str, step: int, ttl_s: float = TTL_S) -> tuple[Room, str]:
         """A new room on `step` of `lesson`: (the room, the teacher's secret)."""
@@ -100,13 +101,41 @@ class MemoryStore:
 
     def move(self, code: str, secret: str, step: int) -> Room:
         """The teacher moves the room to `step` (RoomError: not the teacher's secret, no such room)."""
+        room = self.claim(code, secret)
+        with self._lock:
+            moved = Room(room.code, room.lesson, _check_step(step), room.expires)
+            self._rooms[room.code] = (moved, self._rooms[room.code][1])
+        return moved
+
+    def claim(self, code: str, secret: str) -> Room:
+        """The room, for its teacher only (RoomError "not_teacher" for another secret): a teacher taking it back."""
         room = self.get(code)
         with self._lock:
             if not hmac.compare_digest(self._rooms[room.code][1], _digest(secret)):
                 raise RoomError(f"not the teacher of room {room.code}", "not_teacher", code=room.code)
-            moved = Room(room.code, room.lesson, _check_step(step), room.expires)
-            self._rooms[room.code] = (moved, self._rooms[room.code][1])
-        return moved
+        return room
+
+    def close(self, code: str, secret: str) -> None:
+        """The teacher ends the room: students' links say it is over."""
+        room = self.claim(code, secret)
+        with self._lock:
+            self._rooms.pop(room.code, None)
+            self._seen.pop(room.code, None)
+
+    def seen(self, code: str, who: str) -> None:
+        """A student's page read the room now (`who`: a random id of their browser session, no name)."""
+        now = self.clock()
+        with self._lock:
+            if code in self._rooms:
+                self._seen.setdefault(code, {})[who] = now
+
+    def following(self, code: str) -> int:
+        """How many students' pages read the room within the last PRESENT_S seconds."""
+        now = self.clock()
+        with self._lock:
+            seen = {w: s for w, s in self._seen.get(code, {}).items() if s > now - PRESENT_S}
+            self._seen[code] = seen
+        return len(seen)
 
 
 class RedisStore:
@@ -161,11 +190,31 @@ class RedisStore:
         return Room(f["code"], f["lesson"], int(f["step"]), float(f["expires"]))
 
     def move(self, code: str, secret: str, step: int) -> Room:
+        room = self.claim(code, secret)
+        self._call(lambda: self.client.hset(PREFIX + room.code, "step", _check_step(step)))
+        return Room(room.code, room.lesson, step, room.expires)
+
+    def claim(self, code: str, secret: str) -> Room:
         f = self._fields(code)
         if not hmac.compare_digest(f["secret"], _digest(secret)):
             raise RoomError(f"not the teacher of room {f['code']}", "not_teacher", code=f["code"])
-        self._call(lambda: self.client.hset(PREFIX + f["code"], "step", _check_step(step)))
-        return Room(f["code"], f["lesson"], step, float(f["expires"]))
+        return Room(f["code"], f["lesson"], int(f["step"]), float(f["expires"]))
+
+    def close(self, code: str, secret: str) -> None:
+        room = self.claim(code, secret)
+        self._call(lambda: self.client.delete(PREFIX + room.code, PREFIX + room.code + ":seen"))
+
+    def seen(self, code: str, who: str) -> None:
+        key, now = PREFIX + normalise(code) + ":seen", time.time()
+        pipe = self.client.pipeline()
+        pipe.zadd(key, {who: now})
+        pipe.zremrangebyscore(key, "-inf", now - PRESENT_S)
+        pipe.expire(key, TTL_S)
+        self._call(pipe.execute)
+
+    def following(self, code: str) -> int:
+        key, now = PREFIX + normalise(code) + ":seen", time.time()
+        return int(self._call(lambda: self.client.zcount(key, now - PRESENT_S, "+inf")))
 
 
 def _new_code(taken) -> str:

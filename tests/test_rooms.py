@@ -122,3 +122,39 @@ def test_the_store_follows_the_environment(monkeypatch, redis_url):
     assert isinstance(rooms.store(), rooms.RedisStore)
     with pytest.raises(rooms.RoomError):
         rooms.store("http://example.org")
+
+
+def test_students_following_are_counted_once_each(store):
+    """The teacher's count (issue 48): one per browser session however often its page polls."""
+    room, _ = store.create("03-attention-trophy", 1)
+    assert store.following(room.code) == 0
+    for who in ["a", "b", "a", "c", "a", "b"]:
+        store.seen(room.code, who)
+    assert store.following(room.code) == 3
+
+
+def test_a_student_who_stopped_polling_is_no_longer_counted():
+    now = [1000.0]
+    store = rooms.MemoryStore(clock=lambda: now[0])
+    room, _ = store.create("03-attention-trophy", 1)
+    store.seen(room.code, "a")
+    now[0] += rooms.PRESENT_S / 2
+    store.seen(room.code, "b")
+    assert store.following(room.code) == 2
+    now[0] += rooms.PRESENT_S / 2 + 0.01  # a's last poll is now older than PRESENT_S
+    assert store.following(room.code) == 1
+
+
+def test_only_the_teachers_secret_takes_the_room_back_or_closes_it(store):
+    room, secret = store.create("04-heads-and-mask", 2)
+    store.move(room.code, secret, 4)
+    assert store.claim(room.code, secret).step == 4  # a reloaded teacher finds the class's step
+    for call in (store.claim, store.close):
+        with pytest.raises(rooms.RoomError) as e:
+            call(room.code, secret[:-1] + ("x" if secret[-1] != "x" else "y"))
+        assert e.value.reason == "not_teacher"
+    assert store.get(room.code).step == 4
+    store.close(room.code, secret)
+    with pytest.raises(rooms.RoomError) as e:
+        store.get(room.code)
+    assert e.value.reason == "no_room"

@@ -514,3 +514,14 @@ def test_loader_errors_have_reasons_and_read_in_portuguese(tmp_path, monkeypatch
     assert not found, "\n".join(found)
     too_large = messages.text(errors[2])
     assert "6,92 GB" in too_large and "500 MB" in too_large and "LAB_MEMORY_BUDGET_MB" in too_large
+
+
+@pytest.mark.parametrize(("accept", "code"), [
+    ("pt-BR,pt;q=0.9,en-US;q=0.8,en;q=0.7", "pt"), ("en-US,en;q=0.9,pt-BR;q=0.8", "en"), ("pt-BR", "pt"),
+    ("fr-FR,fr;q=0.9,pt;q=0.8,en;q=0.5", "pt"), ("de-DE,de;q=0.9", "en"), ("", "en"), (None, "en"),
+    ("en;q=0.2,pt;q=0.8", "pt"), ("pt;q=0,en;q=0.1", "en"), ("pt;q=abc,en", "en"), ("PT-br", "pt"),
+])
+def test_a_link_without_a_language_follows_the_browsers_preference(accept, code):
+    from ui.i18n import preferred
+
+    assert preferred(accept) == code

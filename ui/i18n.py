@@ -10,9 +10,35 @@ LANGUAGES = {"en": "English", "pt": "Português (Brasil)"}
 
 
 def lang() -> str:
-    """The current UI language code ('en' or 'pt')."""
-    code = st.session_state.get("ui_lang") or st.query_params.get("lang", "en")
+    """The current UI language code ('en' or 'pt'): the reader's choice, the link's ?lang=, else the browser's."""
+    code = st.session_state.get("ui_lang") or st.query_params.get("lang") or browser_language()
     return code if code in LANGUAGES else "en"
+
+
+def preferred(accept: str | None) -> str:
+    """The UI language an Accept-Language header (or a navigator.language such as "pt-BR") asks for first: the
+    highest-weighted tag whose language is one of ours, 'en' when none is."""
+    ranked = []
+    for i, part in enumerate((accept or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        q = params.strip()[2:] if params.strip().startswith("q=") else "1"
+        try:
+            weight = float(q)
+        except ValueError:
+            continue
+        code = tag.strip().lower().split("-")[0]
+        if code in LANGUAGES and weight > 0:
+            ranked.append((-weight, i, code))
+    return min(ranked)[2] if ranked else "en"
+
+
+def browser_language() -> str:
+    """What the reader's browser prefers, for a link with no ?lang= (a student's QR code, a bare address)."""
+    try:
+        accept = st.context.headers.get("Accept-Language") or st.context.locale
+    except Exception:  # no browser behind this run (a bare script run): English
+        return "en"
+    return preferred(accept)
 
 
 def t(en: str, pt: str) -> str:

@@ -16,6 +16,7 @@ notes" on) and, when the reader changed an input or left the step's page, "back 
 from __future__ import annotations
 
 import contextlib
+import html
 from collections.abc import Iterator
 
 import streamlit as st
@@ -29,6 +30,11 @@ KEY = "_lesson"  # session: {"name", "shown": the step applied in this session (
 NOTES = "lesson_notes"  # the "presenter notes" toggle
 NOTICE = "_lesson_notice"  # session: a notice about the link, shown once by the bar
 KEPT = ("present", "room")  # parameters a step keeps from the URL; everything else is the step's
+BAR_CSS = """<style>
+.st-key-lesson-bar { border-bottom: 1px solid rgba(49, 51, 63, 0.2); padding-bottom: 0.25rem; }
+.st-key-lesson-bar p.lesson-question { margin: 0; font-size: 1.15rem; }
+.st-key-lesson-bar [data-testid="stButton"] button p { white-space: nowrap; }
+</style>"""
 KEYS_JS = """<script>
 (() => {
   const root = window.parent && window.parent.document ? window.parent : window;
@@ -190,29 +196,58 @@ def _changed(lesson: lessons.Lesson, k: int, here: str) -> bool:
 
 
 def bar(lesson: lessons.Lesson, k: int, here: str) -> None:
-    """The lesson bar: title, step K of N, previous/next, back to the step, the question and the note."""
+    """The lesson bar, one row (title and step K of N, previous/next, the room, a menu) and the question: about
+    100 px, so that on a projector the step's view starts on the first screen. A student in a room never sees the
+    teacher's note; a teacher sees it with "presenter notes" on (on by default outside presentation mode)."""
     n, step = len(lesson.steps), lesson.steps[k - 1]
     if NOTICE in st.session_state:
         st.warning(st.session_state.pop(NOTICE))
-    following = rooms.follower_bar(lesson, k)
-    with st.container(border=True):
-        title, prev, nxt = st.columns([6, 1, 1], vertical_alignment="center")
-        title.markdown(f"**{lesson.title[lang()]}** · " + t(f"step {k} of {n}", f"passo {k} de {n}"))
-        prev.button(t("← Previous", "← Anterior"), key="lesson_prev", disabled=k == 1 or following,
-                    on_click=_move, args=(k - 1,), width="stretch")
-        nxt.button(t("Next →", "Próximo →"), key="lesson_next", disabled=k == n or following,
-                   on_click=_move, args=(k + 1,), width="stretch")
-        if _changed(lesson, k, here):
-            st.button(t("↺ Back to the step", "↺ Voltar ao passo"), key="lesson_back", on_click=_back,
-                      args=(lesson,))
-        if step.question:
-            st.info(t("Question for the class: ", "Pergunta para a turma: ") + step.question[lang()])
-        notes = not presentation.on() or st.toggle(t("Presenter notes", "Notas do apresentador"), key=NOTES)
-        if notes:
-            st.caption(t("Teacher's note: ", "Nota para o professor: ") + step.note[lang()])
+    student = rooms.is_student()
+    title, prev, nxt, extra = st.columns([7, 1.4, 1.4, 2.2], vertical_alignment="center")
+    title.markdown(f"**{lesson.title[lang()]}** · " + t(f"step {k} of {n}", f"passo {k} de {n}"))
+    with extra:
+        following = rooms.follower_bar(lesson, k) if student else _menu(lesson, k)
+    prev.button(t("← Previous", "← Anterior"), key="lesson_prev", disabled=k == 1 or following,
+                on_click=_move, args=(k - 1,), width="stretch")
+    nxt.button(t("Next →", "Próximo →"), key="lesson_next", disabled=k == n or following,
+               on_click=_move, args=(k + 1,), width="stretch")
+    if _changed(lesson, k, here):
+        st.button(t("↺ Back to the step", "↺ Voltar ao passo"), key="lesson_back", on_click=_back, args=(lesson,))
+    if step.question:
+        st.html('<p class="lesson-question"><b>' + html.escape(t("Question for the class:", "Pergunta para a turma:"))
+                + "</b> " + html.escape(step.question[lang()]) + "</p>")
+    if not student and st.session_state.get(NOTES, not presentation.on()):
+        st.caption(t("Teacher's note: ", "Nota para o professor: ") + step.note[lang()])
+    if not student:
         rooms.teacher_panel(lesson, k)
+    st.html(KEYS_JS + BAR_CSS + (_first(step.shows) if presentation.on() else ""), unsafe_allow_javascript=True)
+
+
+def _menu(lesson: lessons.Lesson, k: int) -> bool:
+    """The teacher's (or a lone reader's) menu in the bar: presenter notes, the room, leaving the lesson."""
+    rooms.room_button(lesson, k)
+    with st.popover(t("More", "Mais"), width="stretch"):
+        st.session_state.setdefault(NOTES, not presentation.on())
+        st.toggle(t("Presenter notes", "Notas do apresentador"), key=NOTES,
+                  help=t("The step's note for the teacher, under the bar. Students in a room never see it.",
+                         "A nota do passo para o professor, sob a barra. Os alunos numa sala nunca a veem."))
         st.button(t("Leave the lesson", "Sair da lição"), key="lesson_leave", on_click=_leave, type="tertiary")
-    st.html(KEYS_JS, unsafe_allow_javascript=True)
+    return False
+
+
+def _first(view: str) -> str:
+    """On a projector: the bar, the page's title, then the step's view (each of its containers ordered first in its
+    own block), then the rest of the page (its inputs and prose) below it. The reading order in the page stays the
+    same for a screen reader and the keyboard; only where it is drawn changes."""
+    target = f".st-key-{presentation.VIEW_PREFIX}-{view}"
+    main = '[data-testid="stMain"]'
+    return f"""<style>
+{main} [data-testid="stLayoutWrapper"]:has(> .st-key-lesson-bar) {{ order: -3; }}
+{main} [data-testid="stMainBlockContainer"] > div > [data-testid="stElementContainer"]:has(h1) {{ order: -2; }}
+{main} *:has({target}), {main} {target} {{ order: -1; }}
+.stApp h1 {{ font-size: 2.2rem; padding-top: 0; }}
+.stApp [data-testid="stMainBlockContainer"] {{ padding-top: 3rem; }}
+</style>"""
 
 
 def shipped() -> list[tuple[str, str]]:

@@ -12,6 +12,7 @@ from ui.i18n import t
 KEY = "present"  # st.session_state key and ?present=1
 NARROW_PX = 1100  # below this many CSS pixels of window width, marked column blocks stack
 STACK_CLASS = "stack-narrow"  # st.container(key=...) prefix whose columns stack on narrow screens
+VIEW_PREFIX = "view"  # st.container(key=f"view-{name}"): a page's view that a lesson step can be about
 
 LAYOUT_CSS = f"""<style>
 /* the sidebar's page names and sections wrap instead of being cut with an ellipsis */
@@ -106,6 +107,12 @@ def options():
 def shown() -> bool:
     """Whether a detail that presentation mode leaves out (a table of the inputs' tokens) is drawn."""
     return not on()
+
+
+def view(name: str):
+    """The container of one of the page's views (lab.lessons.VIEWS): on a projector, a lesson step about it puts it
+    on the first screen (ui/lesson.py orders it first)."""
+    return st.container(key=f"{VIEW_PREFIX}-{name}")
 
 
 def stacking(name: str):

@@ -12,14 +12,15 @@
 
 from __future__ import annotations
 
+import secrets
 import time
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
 from lab import rooms
 from ui import messages, url_state
-from ui.i18n import num, t
+from ui.i18n import lang, num, t
 
 TEACH = "_room_teacher"  # session: {"code", "secret", "lesson", "step"} of the room this session started
 JOINED = "_room_joined"  # session: the code this session follows (kept across page switches)
@@ -27,11 +28,25 @@ SEEN = "_room_seen"  # session: whether this run follows the joined room (it ans
 FOLLOW = "room_follow"  # the "Following the teacher" toggle
 FOLLOWING = "_room_following"  # session: its value, kept outside the widget (a page switch drops widget state)
 POLL_S = 1.0  # a student's page follows the teacher within this plus one run
+COUNT_S = 2.0  # the teacher's count of students following is read this often
+WHO = "_room_who"  # session: a random id of this browser session, counted once among a room's students (no name)
+COUNTED = "_room_counted"  # session: the teacher's last count of students following
+COOKIE = "lab_room"  # the teacher's browser: "CODE:SECRET" of the room it started, so a reload can take it back
 
 
 def _teacher_of(code: str | None) -> bool:
     teach = st.session_state.get(TEACH)
     return bool(code and teach and teach["code"] == code)
+
+
+def is_student() -> bool:
+    """Whether this session joined a room as a student (a teacher's note is never shown to it)."""
+    code = st.session_state.get(JOINED)
+    return bool(code) and not _teacher_of(code)
+
+
+def _who() -> str:
+    return st.session_state.setdefault(WHO, secrets.token_hex(8))
 
 
 def _code() -> str | None:
@@ -68,7 +83,18 @@ def followed() -> tuple[str, int] | None:
         st.session_state[SEEN] = rooms.passing(e)
         return None
     st.session_state[SEEN] = True
-    return (room.lesson, room.step) if st.session_state.get(FOLLOWING, True) else None
+    following = st.session_state.get(FOLLOWING, True)
+    if following:
+        _seen(code)
+    return (room.lesson, room.step) if following else None
+
+
+def _seen(code: str) -> None:
+    """Count this student among the room's followers (a store that does not answer: counted at the next poll)."""
+    try:
+        rooms.store().seen(code, _who())
+    except rooms.RoomError:
+        pass
 
 
 def teach(lesson: str, k: int) -> None:
@@ -91,6 +117,7 @@ def _poll(code: str, lesson: str, k: int) -> None:
         room = rooms.store().get(code)
     except rooms.RoomError:
         return  # the next full run says so
+    _seen(code)
     if (room.lesson, room.step) != (lesson, k):
         st.rerun(scope="app")
 
@@ -122,15 +149,15 @@ def _start(lesson: str, k: int) -> None:
         st.session_state["_room_problem"] = messages.text(e)
         return
     st.session_state[TEACH] = {"code": room.code, "secret": secret, "lesson": lesson, "step": k,
-                               "expires": room.expires}
+                               "expires": room.expires, "cookie": True}
 
 
 def student_link(code: str) -> str:
-    """The address students open: this app's own origin with ?room=CODE."""
+    """The address students open: this app's own origin with ?room=CODE and the teacher's language."""
     url = st.context.url or ""
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else ""
-    return f"{origin}/?room={code}"
+    return f"{origin}/?{urlencode({'room': code, 'lang': lang()})}"
 
 
 def qr_svg(link: str) -> str:
@@ -140,18 +167,93 @@ def qr_svg(link: str) -> str:
     return segno.make(link, error="m").svg_inline(scale=5, border=2, dark="#000", light="#fff", title=link)
 
 
-def teacher_panel(lesson, k: int) -> None:
-    """"Start a room" for the teacher; once started, its code, link, QR code and expiry. Students see nothing."""
-    if st.session_state.get(JOINED) and not _teacher_of(st.session_state.get(JOINED)):
+def _kept() -> tuple[str, str] | None:
+    """(code, secret) of a room this browser started before a reload (its cookie), or None."""
+    raw = (st.context.cookies or {}).get(COOKIE, "")
+    code, _, secret = raw.partition(":")
+    return (code, secret) if code and secret and _teacher_of(code) is False and TEACH not in st.session_state else None
+
+
+def _reclaim(close: bool) -> None:
+    """"Take the room back" / "Close it" (callbacks): the cookie's room, checked against the store's hash."""
+    code, secret = _kept() or ("", "")
+    try:
+        if close:
+            st.session_state["_room_forget"] = True
+            st.session_state[TEACH] = None
+            rooms.store().close(code, secret)
+            return
+        room = rooms.store().claim(code, secret)
+    except rooms.RoomError as e:
+        st.session_state["_room_problem"] = messages.text(e)
+        st.session_state[TEACH], st.session_state["_room_forget"] = None, True  # over, or not this browser's
         return
+    st.session_state[TEACH] = {"code": room.code, "secret": secret, "lesson": room.lesson, "step": room.step,
+                               "expires": room.expires}
+
+
+def room_button(lesson, k: int) -> None:
+    """In the bar's row, for the teacher: start a room, take back the one a reload left, or the room's code and the
+    count of students following (its link and QR code folded into it once one has joined)."""
+    teach = st.session_state.get(TEACH)
+    if (kept := _kept()) is not None:
+        st.button(t(f"Take back room {kept[0]}", f"Retomar a sala {kept[0]}"), key="room_reclaim", type="primary",
+                  on_click=_reclaim, args=(False,), width="stretch")
+    elif not teach or teach["lesson"] != lesson.name:
+        st.button(t("Start a room", "Abrir uma sala"), key="room_start", on_click=_start, args=(lesson.name, k),
+                  width="stretch", help=t("Students open the link (or the QR code) and follow your steps on their "
+                                          "own laptops.", "Os alunos abrem o link (ou o QR code) e seguem os seus "
+                                          "passos nos próprios notebooks."))
+    else:
+        _count(teach["code"])
+
+
+@st.fragment(run_every=COUNT_S)
+def _count(code: str) -> None:
+    """The room's code and how many students follow; the whole page again when the first joins or the last leaves
+    (the panel folds into this popover, or opens again)."""
+    try:
+        n = rooms.store().following(code)
+    except rooms.RoomError:
+        n = st.session_state.get(COUNTED, 0)
+    if (n > 0) != (st.session_state.get(COUNTED, 0) > 0):
+        st.session_state[COUNTED] = n
+        st.rerun(scope="app")
+    st.session_state[COUNTED] = n
+    label = t(f"Room {code} · {num(n)} following", f"Sala {code} · {num(n)} seguindo")
+    if n == 0:
+        st.markdown(f"**{label}**")
+        return
+    with st.popover(label, width="stretch"):
+        _panel(st.session_state[TEACH])
+
+
+def teacher_panel(lesson, k: int) -> None:
+    """Under the bar, for the teacher: a reload's notice, a problem; the room's code, link and QR code while no
+    student has joined yet (then they fold into the bar's count)."""
     if "_room_problem" in st.session_state:
         st.warning(st.session_state.pop("_room_problem"))
-    teach = st.session_state.get(TEACH)
-    if not teach or teach["lesson"] != lesson.name:
-        st.button(t("Start a room", "Abrir uma sala"), key="room_start", on_click=_start, args=(lesson.name, k),
-                  help=t("Students open the link (or the QR code) and follow your steps on their own laptops.",
-                         "Os alunos abrem o link (ou o QR code) e seguem os seus passos nos próprios notebooks."))
+    if (kept := _kept()) is not None:
+        st.warning(t(f"This browser started room {kept[0]}, which may still be running: the class may still be "
+                     "following it. Take it back (the button above) or close it.",
+                     f"Este navegador abriu a sala {kept[0]}, que pode ainda estar aberta: a turma pode ainda estar "
+                     "seguindo. Retome-a (o botão acima) ou feche-a."))
+        st.button(t(f"Close room {kept[0]}", f"Fechar a sala {kept[0]}"), key="room_close", on_click=_reclaim,
+                  args=(True,))
         return
+    if st.session_state.pop("_room_forget", False):
+        st.html(f"<script>document.cookie = '{COOKIE}=; path=/; max-age=0; SameSite=Strict';</script>",
+                unsafe_allow_javascript=True)
+    teach = st.session_state.get(TEACH)
+    if teach and teach.pop("cookie", False):  # the way back after a reload: this browser keeps the room's secret
+        st.html(f"<script>document.cookie = '{COOKIE}={teach['code']}:{teach['secret']}; path=/; max-age="
+                f"{int(rooms.TTL_S)}; SameSite=Strict';</script>", unsafe_allow_javascript=True)
+    if teach and teach["lesson"] == lesson.name and st.session_state.get(COUNTED, 0) == 0:
+        _panel(teach)
+
+
+def _panel(teach: dict) -> None:
+    """The room's code, the students' link and its QR code, and how long it stays open."""
     link, minutes = student_link(teach["code"]), max(0, int((teach["expires"] - time.time()) // 60))
     with st.container(key="room-panel"):
         code_col, qr_col = st.columns([3, 1])
