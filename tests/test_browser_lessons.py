@@ -104,7 +104,7 @@ def test_students_in_a_room_follow_the_teacher(app_url):
         teacher = new_page(browser)
         code = start_room(teacher, app_url)
         link = teacher.locator(".st-key-room-panel a").first.get_attribute("href")
-        assert link == f"{app_url}/?room={code}"
+        assert link == f"{app_url}/?room={code}&lang=en"  # the teacher's language (issue 48)
         students = [new_page(browser) for _ in range(5)]
         for s in students:
             s.goto(link)

@@ -31,7 +31,8 @@ NOTES = "lesson_notes"  # the "presenter notes" toggle
 NOTICE = "_lesson_notice"  # session: a notice about the link, shown once by the bar
 KEPT = ("present", "room")  # parameters a step keeps from the URL; everything else is the step's
 BAR_CSS = """<style>
-.st-key-lesson-bar { border-bottom: 1px solid rgba(49, 51, 63, 0.2); padding-bottom: 0.25rem; }
+.st-key-lesson-bar { border-bottom: 1px solid rgba(49, 51, 63, 0.2); padding-bottom: 0.25rem; gap: 0.25rem; }
+.st-key-lesson-bar [data-testid="stElementContainer"]:has(> [data-testid="stHtml"]:empty) { display: none; }
 .st-key-lesson-bar p.lesson-question { margin: 0; font-size: 1.15rem; }
 .st-key-lesson-bar [data-testid="stButton"] button p { white-space: nowrap; }
 </style>"""
@@ -203,10 +204,13 @@ def bar(lesson: lessons.Lesson, k: int, here: str) -> None:
     if NOTICE in st.session_state:
         st.warning(st.session_state.pop(NOTICE))
     student = rooms.is_student()
-    title, prev, nxt, extra = st.columns([7, 1.4, 1.4, 2.2], vertical_alignment="center")
+    title, prev, nxt, room, more = st.columns([6, 1.3, 1.3, 2.2, 0.9], vertical_alignment="center")
     title.markdown(f"**{lesson.title[lang()]}** · " + t(f"step {k} of {n}", f"passo {k} de {n}"))
-    with extra:
-        following = rooms.follower_bar(lesson, k) if student else _menu(lesson, k)
+    with room:
+        following = rooms.follower_bar(lesson, k) if student else rooms.room_button(lesson, k)
+    if not student:
+        with more:
+            _menu()
     prev.button(t("← Previous", "← Anterior"), key="lesson_prev", disabled=k == 1 or following,
                 on_click=_move, args=(k - 1,), width="stretch")
     nxt.button(t("Next →", "Próximo →"), key="lesson_next", disabled=k == n or following,
@@ -223,16 +227,14 @@ def bar(lesson: lessons.Lesson, k: int, here: str) -> None:
     st.html(KEYS_JS + BAR_CSS + (_first(step.shows) if presentation.on() else ""), unsafe_allow_javascript=True)
 
 
-def _menu(lesson: lessons.Lesson, k: int) -> bool:
-    """The teacher's (or a lone reader's) menu in the bar: presenter notes, the room, leaving the lesson."""
-    rooms.room_button(lesson, k)
+def _menu() -> None:
+    """The teacher's (or a lone reader's) menu in the bar: presenter notes, leaving the lesson."""
     with st.popover(t("More", "Mais"), width="stretch"):
         st.session_state.setdefault(NOTES, not presentation.on())
         st.toggle(t("Presenter notes", "Notas do apresentador"), key=NOTES,
                   help=t("The step's note for the teacher, under the bar. Students in a room never see it.",
                          "A nota do passo para o professor, sob a barra. Os alunos numa sala nunca a veem."))
         st.button(t("Leave the lesson", "Sair da lição"), key="lesson_leave", on_click=_leave, type="tertiary")
-    return False
 
 
 def _first(view: str) -> str:

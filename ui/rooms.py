@@ -192,7 +192,7 @@ def _reclaim(close: bool) -> None:
                                "expires": room.expires}
 
 
-def room_button(lesson, k: int) -> None:
+def room_button(lesson, k: int) -> bool:
     """In the bar's row, for the teacher: start a room, take back the one a reload left, or the room's code and the
     count of students following (its link and QR code folded into it once one has joined)."""
     teach = st.session_state.get(TEACH)
@@ -206,6 +206,7 @@ def room_button(lesson, k: int) -> None:
                                           "passos nos próprios notebooks."))
     else:
         _count(teach["code"])
+    return False  # the teacher's own moves stay on
 
 
 @st.fragment(run_every=COUNT_S)
@@ -242,14 +243,19 @@ def teacher_panel(lesson, k: int) -> None:
                   args=(True,))
         return
     if st.session_state.pop("_room_forget", False):
-        st.html(f"<script>document.cookie = '{COOKIE}=; path=/; max-age=0; SameSite=Strict';</script>",
-                unsafe_allow_javascript=True)
+        _cookie("")
     teach = st.session_state.get(TEACH)
     if teach and teach.pop("cookie", False):  # the way back after a reload: this browser keeps the room's secret
-        st.html(f"<script>document.cookie = '{COOKIE}={teach['code']}:{teach['secret']}; path=/; max-age="
-                f"{int(rooms.TTL_S)}; SameSite=Strict';</script>", unsafe_allow_javascript=True)
+        _cookie(f"{teach['code']}:{teach['secret']}")
     if teach and teach["lesson"] == lesson.name and st.session_state.get(COUNTED, 0) == 0:
         _panel(teach)
+
+
+def _cookie(value: str) -> None:
+    """Keep `value` (CODE:SECRET; empty: forget it) in this browser for the room's lifetime, for this app only."""
+    age = int(rooms.TTL_S) if value else 0
+    st.html(f"<script>(window.parent || window).document.cookie = '{COOKIE}={value}; path=/; max-age={age}; "
+            "SameSite=Strict';</script>", unsafe_allow_javascript=True)
 
 
 def _panel(teach: dict) -> None:

@@ -43,23 +43,23 @@ def _axis(title: str, labels: list[str], offset: int, angle: int = 0) -> alt.Axi
     fit their cells: the keys' stand on end (`angle` -90) and Vega thins what still would touch (greedy: every other
     label, and so on), never drawing one over another; the tooltip names every cell's tokens."""
     return alt.Axis(title=title, labelExpr=f"{json.dumps(labels, ensure_ascii=False)}[datum.value - {offset}]",
-                    labelLimit=120, labelOverlap="greedy", labelSeparation=6, labelAngle=angle)
+                    labelLimit=120, labelOverlap="greedy", labelSeparation=6 if angle else 0, labelAngle=angle)
 
 
 def _cell(x: float, digits: int = 2, lang: str = "en") -> str:
-    """A weight or score as compact cell text: exact zeros as 0 and exact ones as 1, −∞ as such, .07 for 0.07
-    (,07 in pt), tens without decimals (−12), and a value too small for `digits` as <.01 (>−.01 below zero):
-    never 0, which only exact zeros print, and never 1e-07."""
+    """A weight or score as compact cell text: exact zeros as 0 and exact ones as 1, −∞ as such, 0.07 (0,07 in pt:
+    the leading zero a reader writes, issue 48), tens without decimals (−12), and a value too small for `digits` as
+    <0.01 (>−0.01 below zero): never 0, which only exact zeros print, and never 1e-07."""
     if x == float("-inf"):
         return MINUS_INF
     if x in (0, 1):
         return str(int(x))
     step = 10.0 ** -digits
     if abs(x) < step / 2:  # would round to 0
-        tiny = f"{step:.{digits}f}".replace("0.", ".", 1)
+        tiny = f"{step:.{digits}f}"
         return written(f"<{tiny}" if x > 0 else f">−{tiny}", lang)
     text = f"{x:.0f}" if abs(x) >= 10 else f"{x:.{digits}f}"
-    text = text.replace("-", "−").replace("0.", ".", 1) if abs(x) < 1 else text.replace("-", "−")
+    text = text.replace("-", "−")
     return written(text, lang)
 
 

@@ -29,6 +29,8 @@ def number(x, lang: str = "en", decimals: int = 2) -> str:
         return "—"
     if isinstance(x, float) and math.isinf(x):  # e.g. the per-word perplexity of a 5,000-letter "word"
         return "∞" if x > 0 else "−∞"
+    if isinstance(x, float) and round(x, decimals) == 0:
+        x = 0.0  # no "-0.00": a value that rounds to zero is written without a sign (issue 48)
     return written(f"{x:,}" if isinstance(x, int) else f"{x:,.{decimals}f}", lang)
 
 

@@ -69,7 +69,7 @@ POINTERS = {
              "app_pages/attention.py"),
     "attn.masked": ("Chapters 04 and 11: the mask. Above the diagonal every score becomes −∞, so the softmax "
                     "gives those keys exactly zero: no token sees the ones after it.",
-                    "Capítulos 04 e 11: a máscara. Acima da diagonal toda nota vira −∞, e o softmax dá a essas "
+                    "Capítulos 04 e 11: a máscara. Acima da diagonal todo score vira −∞, e o softmax dá a essas "
                     "chaves exatamente zero: nenhum token vê os que vêm depois.", "app_pages/causal_mask.py"),
     "attn.weights": ("The attention page shows these same numbers for this layer and head.",
                      "A página de atenção mostra estes mesmos números para esta camada e cabeça.",
@@ -124,7 +124,7 @@ def tensor(view: dict, labels: list[str], step: str, head: int) -> None:
         scheme = "blues" if step == "attn.weights" else "purpleorange"  # scores: either sign
         chart = exports.later(heat.heatmap, values, labels, title=title, size=min(560, 170 + 28 * len(labels)),
                               lang=lang(), scheme=scheme,
-                              value_title=t("score", "nota") if step != "attn.weights" else None,
+                              value_title=t("score", "score") if step != "attn.weights" else None,
                               names=attention_names())
     else:
         shown = t(f"the first {values.shape[1]} of {view['shape'][-1]} columns" if values.shape[1] < view["shape"][-1]

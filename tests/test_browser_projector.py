@@ -1,0 +1,113 @@
+"""A lesson on a projector, in a real Chromium at 1280 x 720 (issue 48): every step of every shipped lesson shows the
+view it is about on the first screen in presentation mode, under a bar of about 120 px that keeps the step's
+question in view; a student never sees the teacher's note and opens in the teacher's language; a bare link follows
+the browser's language; a teacher who reloads is told about the room and takes it back."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from lab import lessons
+from tests.streamlit_server import chromium, new_page, wait_idle
+
+pytestmark = pytest.mark.browser
+
+SCREEN = (1280, 720)
+MIN_VISIBLE = 150  # pixels of the step's view on the first screen, at least
+BAR_PX = 125  # the bar's height without a question ("about 120 px")
+QUESTION_PX = 40  # what a one-line question adds
+TIMEOUT = 90_000
+# what a view shows (its first such element is where the view starts): charts, numbers, tables, images, code, the
+# HTML views (coloured tokens, the code listing)
+SHOWN = ('[data-testid="stVegaLiteChart"], [data-testid="stMetric"], [data-testid="stTable"], '
+         '[data-testid="stDataFrame"], [data-testid="stImage"], [data-testid="stCode"], [data-testid="stHtml"], '
+         '[data-testid="stPageLink"], .samp-text, .lab-code')
+DRAWN = """([view, shown]) => { const c = document.querySelector('.st-key-view-' + view);
+  return !!c && [...c.querySelectorAll(shown)].some(e => e.getBoundingClientRect().height > 20); }"""
+MEASURE = """([view, shown]) => { const c = document.querySelector('.st-key-view-' + view);
+  const tops = [...c.querySelectorAll(shown)].filter(e => e.getBoundingClientRect().height > 20)
+    .map(e => e.getBoundingClientRect().top + scrollY);
+  const bar = document.querySelector('.st-key-lesson-bar').getBoundingClientRect();
+  const q = document.querySelector('.st-key-lesson-bar .lesson-question');
+  const cut = [...document.querySelectorAll('.st-key-lesson-bar button')].filter(b => b.scrollWidth > b.clientWidth + 1)
+    .map(b => b.innerText);
+  return {top: Math.min(...tops), bar: bar.height, bar_bottom: bar.bottom + scrollY,
+          question_bottom: q ? q.getBoundingClientRect().bottom + scrollY : null, cut,
+          wide: document.documentElement.scrollWidth > innerWidth}; }"""
+
+
+@pytest.mark.parametrize("name", lessons.shipped())
+def test_every_step_shows_its_view_on_the_first_screen(app_url, name):
+    lesson, failures = lessons.named(name), []
+    with chromium() as browser:
+        page = new_page(browser, *SCREEN)
+        for k, step in enumerate(lesson.steps, 1):
+            page.goto(f"{app_url}/?lesson={name}&step={k}&present=1")
+            page.wait_for_function(DRAWN, arg=[step.shows, SHOWN], timeout=TIMEOUT)
+            wait_idle(page, TIMEOUT)
+            time.sleep(0.5)  # charts finish drawing
+            m = page.evaluate(MEASURE, [step.shows, SHOWN])
+            print(name, k, step.page, step.shows, m)  # the record
+            limit = BAR_PX + (QUESTION_PX if step.question else 0)
+            if m["top"] > SCREEN[1] - MIN_VISIBLE or m["bar"] > limit or m["cut"] or m["wide"]:
+                failures.append((k, step.page, step.shows, m))
+            if step.question and not (m["question_bottom"] and m["question_bottom"] <= m["top"]):
+                failures.append((k, "the question is not above the view", m))
+        assert not page.locator('[data-testid="stException"]').count() and not page.dialogs
+    assert not failures, failures
+
+
+def bar_shows(page, text: str) -> None:
+    page.wait_for_function("(t) => { const b = document.querySelector('.st-key-lesson-bar');"
+                           " return b && b.innerText.includes(t); }", arg=text, timeout=TIMEOUT)
+
+
+def test_teacher_and_student_notes_language_count_and_a_reload(app_url):
+    """A Portuguese teacher starts a room; a student from an English browser opens the link and gets Portuguese and
+    no note; the teacher's bar counts the student and folds the QR code; a reload offers the room back; taking it
+    back moves the class again."""
+    with chromium() as browser:
+        teacher = new_page(browser)
+        teacher.goto(f"{app_url}/?lesson=04-heads-and-mask&step=4&lang=pt")
+        bar_shows(teacher, "passo 4 de 5")
+        assert "Nota para o professor" in teacher.locator(".st-key-lesson-bar").inner_text()
+        teacher.locator(".st-key-room_start button").click()
+        teacher.wait_for_selector(".st-key-room-panel img", timeout=TIMEOUT)
+        link = teacher.locator(".st-key-room-panel a").first.get_attribute("href")
+        code = re.search(r"room=([A-Z0-9]{6})", link).group(1)
+        assert link.endswith(f"?room={code}&lang=pt")
+        context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 720})
+        student = context.new_page()
+        student.goto(link)
+        bar_shows(student, "passo 4 de 5")
+        text = student.locator(".st-key-lesson-bar").inner_text()
+        assert "Seguindo o professor" in text and "Pergunta para a turma" in text
+        assert "Nota para o professor" not in text and "Teacher's note" not in text
+        assert student.locator(".st-key-lesson_notes").count() == 0
+        bar_shows(teacher, "1 seguindo")  # counted within a poll or two
+        teacher.wait_for_selector(".st-key-room-panel", state="detached", timeout=TIMEOUT)  # folded into the count
+        teacher.reload()
+        bar_shows(teacher, f"Retomar a sala {code}")
+        assert teacher.locator(".st-key-room_start").count() == 0  # no second room by accident
+        teacher.locator(".st-key-room_reclaim button").click()
+        bar_shows(teacher, "1 seguindo")
+        teacher.locator(".st-key-lesson_next button").click()
+        bar_shows(teacher, "passo 5 de 5")
+        bar_shows(student, "passo 5 de 5")  # the class follows the teacher who took the room back
+        assert not teacher.dialogs and not student.dialogs
+        context.close()
+
+
+def test_a_bare_link_follows_the_browsers_language(app_url):
+    with chromium() as browser:
+        for locale, title in [("pt-BR", "GPT-1 e GPT-2, desmontados"), ("en-US", "GPT-1 and GPT-2, taken apart")]:
+            context = browser.new_context(locale=locale)
+            page = context.new_page()
+            page.goto(f"{app_url}/")
+            page.wait_for_selector("h1", timeout=TIMEOUT)
+            wait_idle(page, TIMEOUT)
+            assert title in page.locator("h1").first.inner_text(), locale
+            context.close()
