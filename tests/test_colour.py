@@ -106,3 +106,42 @@ def test_a_wrong_token_is_marked_besides_its_colour():
     right = re.findall(r'<span class="ceil-tok" style="([^"]*)" title="right">', out)
     assert wrong and right
     assert all("underline wavy" in s for s in wrong) and not any("underline" in s for s in right)
+
+
+def _luminance(rgb) -> float:
+    """WCAG 2.x relative luminance of an sRGB colour (0-255 channels)."""
+    lin = [c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a, b) -> float:
+    lo, hi = sorted([_luminance(a), _luminance(b)])
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def _rgb(text: str, page=(255, 255, 255)) -> tuple:
+    """#rrggbb, or rgba(r, g, b, a) composited over the white page."""
+    if text.startswith("#"):
+        return tuple(int(text[i:i + 2], 16) for i in (1, 3, 5))
+    r, g, b, a = (float(x) for x in re.findall(r"[\d.]+", text))
+    return tuple(p - a * (p - c) for p, c in zip(page, (r, g, b), strict=True))
+
+
+def _shades(css: str) -> dict[str, tuple]:
+    """{class selector: background} of a stylesheet's rules that set one."""
+    return {sel.strip(): _rgb(bg) for sel, bg in re.findall(r"([^{}]+)\{[^}]*background:\s*([^;}]+)", css)}
+
+
+def test_every_chip_shade_keeps_its_text_readable():
+    """Issue 48, finding 8: the text of every shade class of the perplexity, comparison, detector and ceiling chips
+    has at least 4.5:1 against the shade it sits on, computed from the stylesheets the pages send."""
+    from viz import perplexity
+
+    ink = _rgb(perplexity.INK)
+    assert f"color:{perplexity.INK}" in perplexity.view_css()  # the chips' text colour is the stylesheet's own
+    shades = _shades(perplexity.view_css().replace("<style>", "")) | _shades(detect.bucket_css().replace("<style>", ""))
+    shades |= {f"ceiling {c}": _rgb(c) for c in (ceiling.RIGHT, ceiling.WRONG, "#dddddd", "#d4a8f0")}
+    assert len(shades) >= 3 * (perplexity.SHADES + 1) + 4 + 4
+    low = {sel: round(contrast(ink, bg), 2) for sel, bg in shades.items() if contrast(ink, bg) < 4.5}
+    assert low == {}, low
+    assert 'color:#111' in detect.bucket_css() and "color:#111" in ceiling._span("x", ceiling.RIGHT, "")

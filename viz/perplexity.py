@@ -94,17 +94,25 @@ def _shade(x: float) -> int:
     return round(min(max(x, 0.0), 1.0) * SHADES)
 
 
+INK = "#111111"  # the chips' text: near black on every shade
+# The fullest shade of each hue, as an opacity over the white page: capped so that INK keeps at least 4.5:1 (WCAG AA)
+# on the darkest chip, the one a teacher points at (issue 48: at full red the theme's text had 4.0:1). Red at 0.8
+# gives 5.0:1, green at 1.0 5.7:1 (tests/test_colour.py computes them from this stylesheet).
+RED, GREEN = ((220, 38, 38), 0.8), ((22, 163, 74), 1.0)
+
+
 def view_css() -> str:
     """The two views' stylesheet (st.html it once per page): their shades as classes, so that each of the
     thousands of chips carries a short class rather than an inline style (less HTML to send, sanitise and style).
-    s<k>: surprisal, red at k / SHADES; g<k> / r<k>: the comparison, green or red."""
-    rules = [".surprisal span, .surprisal-compare span {border-radius:3px}",
+    s<k>: surprisal, red at k / SHADES of its fullest shade; g<k> / r<k>: the comparison, green or red."""
+    rules = [f".surprisal span, .surprisal-compare span {{border-radius:3px;color:{INK}}}",
              ".ppl-joined {text-decoration:underline dotted}"]
     for k in range(SHADES + 1):
-        a = k / SHADES
-        red = f"{{background:rgba(220, 38, 38, {a:.2f})}}"
+        (r, g, b), top = RED
+        red = f"{{background:rgba({r}, {g}, {b}, {top * k / SHADES:.2f})}}"
+        (r, g, b), top = GREEN
         rules += [f".surprisal .s{k} {red}", f".surprisal-compare .r{k} {red}",
-                  f".surprisal-compare .g{k} {{background:rgba(22, 163, 74, {a:.2f})}}"]
+                  f".surprisal-compare .g{k} {{background:rgba({r}, {g}, {b}, {top * k / SHADES:.2f})}}"]
     return "<style>" + "\n".join(rules) + "</style>"
 
 

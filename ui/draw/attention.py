@@ -57,7 +57,7 @@ def all_heads(view: dict, frame, metric: widgets.Widget, words: dict) -> str:
                    "para outro. A tabela de todas as cabeças está abaixo."))
     exports.image("attention-overview", st, view["overview"])
     grid = exports.later(viz.summary_grid, frame, by := metric.draw(), names=words, lang=lang())
-    exports.chart("head-summary", st, grid, key="attn_grid", width="content",
+    exports.chart("head-summary", st, grid, key="attn_grid", width="stretch" if presentation.on() else "content",
                   on_select=lambda: pick_head("attn_grid", frame))
     st.caption(t("Click a cell to open that head.", "Clique numa célula para abrir a cabeça."))
     return by
