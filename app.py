@@ -40,6 +40,7 @@ with warmup.reading(), url_state.publishing(), lesson.presenting(nav):  # readin
     sidebar.draw()
     with st.sidebar:
         presentation.toggle()
+    lesson_maker.restore()  # a reload finds the draft this browser was making
     lesson_maker.add_view(nav.url_path or "home")  # "Add this view to a lesson" (ui/lesson_maker.py)
     presentation.style()
     a11y.style()  # <html lang> and what the theme cannot reach (docs/accessibility.md)

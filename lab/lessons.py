@@ -299,8 +299,11 @@ def step_link(lesson: Lesson, k: int, lang: str, default_model: str) -> dict[str
     return params | link_params(lesson.steps[k - 1], short=True)
 
 
-def from_bytes(raw: bytes, name: str) -> Lesson:
-    """A lesson from a file's bytes (an upload), checked as a shipped file is."""
+def from_bytes(raw: bytes, name: str, file_name: str | None = None) -> Lesson:
+    """A lesson from a file's bytes (an upload, named `file_name`: a .yaml or .yml file), checked as a shipped file
+    is."""
+    if file_name is not None and not file_name.lower().endswith((".yaml", ".yml")):
+        _fail("file", "is not a .yaml or .yml file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -176,3 +177,49 @@ def test_the_bad_input_matrix_as_a_lesson_file(case, text, tmp_path, capsys):
         assert e.details["where"].startswith(("step 2, note.en", "line ", "file")), str(e)
     else:
         assert got.steps[1].note["en"] == text
+
+
+NOTE = {"en": "n", "pt": "n"}
+BAD = [  # one lesson (parsed YAML, or text) per problem lab.lessons can name
+    [], {"title": NOTE, "steps": [], "x": 1}, {"title": NOTE, "model": "nope", "steps": [{}]},
+    {"title": NOTE, "steps": []}, {"title": {"en": "a"}, "steps": [{}]},
+    {"title": {"en": "a", "pt": " "}, "steps": [{}]},
+    {"title": {"en": "a" * 3000, "pt": "b"}, "steps": [{}]}, {"title": NOTE, "steps": [1]},
+    {"title": NOTE, "steps": [{"page": "attention", "note": NOTE, "extra": 1}]},
+    {"title": NOTE, "steps": [{"page": "nao_existe", "note": NOTE}]},
+    {"title": NOTE, "steps": [{"page": "attention", "inputs": [1], "note": NOTE}]},
+    {"title": NOTE, "steps": [{"page": "attention", "inputs": {"nope": 1}, "note": NOTE}]},
+    {"title": NOTE, "steps": [{"page": "home", "inputs": {"nope": 1}, "note": NOTE}]},
+    {"title": NOTE, "steps": [{"page": "attention", "inputs": {"attn_layer": 9}, "note": NOTE}]},
+    {"title": NOTE, "steps": [{"page": "attention", "inputs": {"attn_layer": 1.5}, "note": NOTE}]},
+    {"title": NOTE, "steps": [{"page": "attention", "inputs": {"attn_metric": "nope"}, "note": NOTE}]},
+    {"title": NOTE, "steps": [{"page": "attention", "inputs": {"attn_text": 3}, "note": NOTE}]},
+    {"title": NOTE, "steps": [{"page": "attention", "inputs": {"attn_text": "x" * 99_999}, "note": NOTE}]},
+    {"title": NOTE, "steps": [{"page": "sampling", "inputs": {"samp_temperature": "hot"}, "note": NOTE}]},
+    {"title": NOTE, "steps": [{"page": "sampling", "inputs": {"samp_temperature": 1e-9}, "note": NOTE}]},
+    {"title": NOTE, "steps": [{"page": "fill", "inputs": {"fill_dynamic": "yes"}, "note": NOTE}]},
+    {"title": NOTE, "steps": [{"page": "attention", "note": NOTE, "view": "nope"}]},
+    "title: [a, b\nsteps: x: y", "x" * 300_000,
+]
+
+
+@pytest.mark.parametrize("bad", BAD, ids=range(len(BAD)))
+def test_every_lesson_problem_reads_in_portuguese_details_included(bad):
+    """Issue 48, finding 6: the lesson checks' details were English after a Portuguese sentence. Each problem has
+    its Portuguese words (no fallback), the field as the file writes it, and no English sentence left."""
+    from ui.messages import _lesson_pt
+
+    with pytest.raises(lessons.LessonError) as e:
+        lessons.loads(bad, "x") if isinstance(bad, str) else lessons.parse(bad, "x", {"course-gpt2"})
+    pt = _lesson_pt(e.value.details["where"], e.value.details["problem"])
+    assert "um valor que o app não aceita" not in pt, (e.value.details, pt)  # a pattern knew this problem
+    english = re.findall(r"\b(must|is not|outside|characters|mapping|field of|not valid|cannot|larger than|number"
+                         r"|one of|step \d|line \d|column|its inputs|its views|too close|quotes|the pages)\b", pt)
+    assert english == [], (e.value.details, pt)
+
+
+def test_an_upload_that_is_not_a_yaml_file_is_refused_by_name():
+    with pytest.raises(lessons.LessonError, match="file: is not a .yaml or .yml file"):
+        lessons.from_bytes(b"title: {en: a, pt: b}", "x", "lesson.exe")
+    assert lessons.from_bytes(Path(lessons.LESSONS_DIR / "03-attention-trophy.yaml").read_bytes(), "x",
+                              "LESSON.YML").steps

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import itertools
 import re
+import secrets
+import threading
+import unicodedata
+from collections import OrderedDict
 
 import streamlit as st
 
@@ -16,14 +20,68 @@ from ui import messages
 from ui.i18n import lang, t
 from viz.format import markdown_literal
 
+# Streamlit's uploader writes its own words in English ("Upload", "200MB per file"): in Portuguese a script puts the
+# app's words in their place (the text itself, so a screen reader reads them too), again whenever React redraws them
+UPLOADER_PT = """<script>
+(() => {
+  const root = (window.parent || window).document;
+  const words = {"Upload": "Enviar", "200MB per file": "Até 200 KB por arquivo · YAML, YML"};
+  const fix = () => root.querySelectorAll(".st-key-maker_upload p, .st-key-maker_upload span").forEach((e) => {
+    if (e.children.length === 0 && words[e.textContent.trim()]) e.textContent = words[e.textContent.trim()]; });
+  fix();
+  const box = root.querySelector(".st-key-maker_upload");
+  if (box && !box.__ptWords) { box.__ptWords = new MutationObserver(fix); box.__ptWords.observe(box,
+    {childList: true, subtree: true, characterData: true}); }
+})();
+</script>"""
 DRAFT = "lesson_draft"  # session: {"title": {en, pt}, "model", "steps": [{"id", "step": a file's step}]}
 NOTICE = "_lesson_maker_notice"  # session: (kind, words) shown once by the editor or the sidebar
 _ids = itertools.count(1)  # a step's widgets keep their keys when the steps are reordered
+DEFAULT_TITLE = {"en": "My lesson", "pt": "Minha lição"}
+# A reload keeps the draft: the browser holds a random id (a cookie, this app only), this process the draft under
+# it (the session's own dict, so every edit is kept as it is made). At most KEPT drafts, the oldest dropped first;
+# another replica of a hosted demo does not have it (docs/teaching.md).
+COOKIE, KEPT = "lab_draft", 200
+_kept: OrderedDict[str, dict] = OrderedDict()
+_kept_lock = threading.Lock()
 
 
 def _draft() -> dict:
-    return st.session_state.setdefault(DRAFT, {"title": {"en": "My lesson", "pt": "Minha lição"},
-                                               "model": st.session_state.get("model"), "steps": []})
+    if DRAFT not in st.session_state:
+        st.session_state[DRAFT] = {"title": dict(DEFAULT_TITLE), "model": st.session_state.get("model"), "steps": []}
+        _keep(st.session_state[DRAFT])
+    return st.session_state[DRAFT]
+
+
+def _keep(draft: dict) -> None:
+    """Keep `draft` for this browser (its cookie's id, made now when it has none)."""
+    who = (st.context.cookies or {}).get(COOKIE) or st.session_state.setdefault("_draft_id", secrets.token_hex(12))
+    with _kept_lock:
+        _kept[who] = draft
+        _kept.move_to_end(who)
+        while len(_kept) > KEPT:
+            _kept.popitem(last=False)
+    if not (st.context.cookies or {}).get(COOKIE):
+        st.session_state["_draft_cookie"] = who
+
+
+def restore() -> None:
+    """After a reload: this browser's draft, if this process kept it (app.py calls this on every run; cheap)."""
+    if DRAFT in st.session_state:
+        return
+    who = (st.context.cookies or {}).get(COOKIE)
+    with _kept_lock:
+        found = _kept.get(who) if who else None
+    if found is not None:
+        st.session_state[DRAFT] = found
+
+
+def _cookie() -> None:
+    """Write the draft's cookie once (a script; the page has no other way to set one)."""
+    who = st.session_state.pop("_draft_cookie", None)
+    if who:
+        st.html(f"<script>(window.parent || window).document.cookie = '{COOKIE}={who}; path=/; max-age=604800; "
+                "SameSite=Strict';</script>", unsafe_allow_javascript=True)
 
 
 def _add(here: str) -> None:
@@ -67,8 +125,10 @@ def steps_words(n: int) -> str:
 
 
 def file_name(title: str) -> str:
-    """A lesson's file name from its title: lowercase letters, digits and dashes (lab.lessons.NAME)."""
-    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:60]
+    """A lesson's file name from its title: lowercase letters, digits and dashes (lab.lessons.NAME), accents
+    dropped ("Atenção, passo a passo" -> "atencao-passo-a-passo")."""
+    plain = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", plain.lower()).strip("-")[:60].strip("-")
     return slug if lessons.NAME.fullmatch(slug or "-") else "my-lesson"
 
 
@@ -76,7 +136,7 @@ def checked(draft: dict) -> lessons.Lesson:
     """The draft as a lesson, checked as a file is (LessonError names the step and field)."""
     data = {"title": draft["title"], **({"model": draft["model"]} if draft.get("model") else {}),
             "steps": [s["step"] for s in draft["steps"]]}
-    return lessons.parse(data, file_name(draft["title"]["en"]), lessons.registry_models())
+    return lessons.parse(data, file_name(draft["title"][lang()]), lessons.registry_models())
 
 
 def _upload() -> None:
@@ -85,7 +145,7 @@ def _upload() -> None:
     if f is None:
         return
     try:
-        lesson = lessons.from_bytes(f.getvalue(), file_name(f.name.rsplit(".", 1)[0]))
+        lesson = lessons.from_bytes(f.getvalue(), file_name(f.name.rsplit(".", 1)[0]), f.name)
     except lessons.LessonError as e:
         st.session_state[NOTICE] = ("error", t("This file is not a lesson the app can use; your draft is unchanged. ",
                                                "Este arquivo não é uma lição que o app possa usar; seu rascunho "
@@ -94,6 +154,7 @@ def _upload() -> None:
     data = lessons.data(lesson)
     st.session_state[DRAFT] = {"title": data["title"], "model": data.get("model"),
                                "steps": [{"id": next(_ids), "step": s} for s in data["steps"]]}
+    _keep(st.session_state[DRAFT])
     st.session_state[NOTICE] = ("success", t(f"Loaded: {steps_words(len(lesson.steps))}.",
                                              f"Carregada: {steps_words(len(lesson.steps))}."))
 
@@ -109,8 +170,14 @@ def _removed(i: int) -> None:
 
 
 def _edited(where: dict, field: str, key: str) -> None:
-    """A text box's new value into the draft (`where[field]`)."""
+    """A text box's new value into the draft (`where[field]`); a title typed in one language also becomes the
+    other's while that one is still the default (a Portuguese teacher's lesson is not titled "My lesson")."""
     where[field] = st.session_state[key]
+    if where is st.session_state.get(DRAFT, {}).get("title"):
+        for code in lessons.LANGS:
+            if code != field and where[code] == DEFAULT_TITLE[code]:
+                where[code] = where[field]
+                st.session_state.pop(f"maker_title_{code}", None)
 
 
 def _words(where: dict, key: str, label: str) -> None:
@@ -144,11 +211,18 @@ def editor() -> None:
                  "Em qualquer página, abra \"Montar uma lição\" na barra lateral e adicione a vista que você vê: a "
                  "página e as entradas viram um passo. Edite o rascunho aqui, baixe-o como arquivo, compartilhe; "
                  "um arquivo enviado aqui é verificado como uma lição do app."))
-    st.file_uploader(t("Upload a lesson file (.yaml)", "Enviar um arquivo de lição (.yaml)"), type=["yaml", "yml"],
-                     key="maker_upload", on_change=_upload)
+    _cookie()
+    # no type=: Streamlit's own refusal ("application/octet-stream files are not allowed") is English only; the
+    # file's name is checked with the rest (lab.lessons.from_bytes), in the reader's language
+    st.file_uploader(t("Upload a lesson file (.yaml)", "Enviar um arquivo de lição (.yaml)"), key="maker_upload",
+                     on_change=_upload, help=t("A lesson file, .yaml or .yml, up to 200 KB.",
+                                               "Um arquivo de lição, .yaml ou .yml, de até 200 KB."))
+    if lang() == "pt":
+        st.html(UPLOADER_PT, unsafe_allow_javascript=True)
     if NOTICE in st.session_state:
         kind, words = st.session_state.pop(NOTICE)
         getattr(st, kind)(words)
+        st.toast(words, icon="⚠️" if kind != "success" else "✅")  # seen where the teacher is, scrolled or not
     draft = st.session_state.get(DRAFT)
     if not draft or not draft["steps"]:
         st.caption(t("No draft yet.", "Nenhum rascunho ainda."))

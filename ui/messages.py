@@ -12,6 +12,7 @@ Classes are named, not imported, so this module costs no torch import.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from ui.i18n import num, size, t
@@ -167,13 +168,55 @@ LINKS: dict[tuple[str, str], Words] = {
     ("LinkValueError", "*"): lambda d: ("not usable here", "não serve aqui"),
 }
 
+# A lesson's problems (lab/lessons.py's English, one pattern each) in Portuguese, details included (issue 48): the
+# field names (page, inputs.attn_layer) and the file's own values stay as the file writes them.
+LESSON_PROBLEMS_PT = [
+    (r"must have exactly two texts, en and pt", "precisa ter exatamente dois textos, en e pt"),
+    (r"must be a non-empty text", "precisa ser um texto não vazio"),
+    (r"is longer than (\d+) characters", r"tem mais de \1 caracteres"),
+    (r"must be a mapping with page, inputs, note", "precisa ser um mapeamento com page, inputs, note"),
+    (r"is not a field of a step \((.*)\)", r"não é um campo de um passo (\1)"),
+    (r"(.*) is not a page; the pages: (.*)", r"\1 não é uma página; as páginas: \2"),
+    (r"must be a mapping of link parameters to values", "precisa ser um mapeamento de parâmetros do link para valores"),
+    (r"is not an input of the page (\S+) \(its inputs: none\)",
+     r"não é uma entrada da página \1 (ela não tem entradas)"),
+    (r"is not an input of the page (\S+) \(its inputs: (.*)\)",
+     r"não é uma entrada da página \1 (as entradas: \2)"),
+    (r"(.*) is not a view of the page (\S+) \(its views: (.*)\)",
+     r"\1 não é uma vista da página \2 (as vistas: \3)"),
+    (r"must be true or false", "precisa ser true ou false"),
+    (r"must be text \(in quotes\)", "precisa ser um texto (entre aspas)"),
+    (r"is (\d+) characters; a link carries (\d+)", r"tem \1 caracteres; um link leva \2"),
+    (r"(.*) is not one of: (.*)", r"\1 não é uma destas opções: \2"),
+    (r"must be a whole number", "precisa ser um número inteiro"),
+    (r"must be a number", "precisa ser um número"),
+    (r"(.*) is outside (.*)\.\.(.*)", r"\1 está fora do intervalo \2 a \3"),
+    (r"(.*) is too close to 0 \(at least (.*)\)", r"\1 está perto demais de 0 (no mínimo \2)"),
+    (r"must be a mapping with title, steps \(and model\)", "precisa ser um mapeamento com title, steps (e model)"),
+    (r"is not a field of a lesson \((.*)\)", r"não é um campo de uma lição (\1)"),
+    (r"(.*) is not a model the app knows", r"\1 não é um modelo que o app conhece"),
+    (r"must be a list of (\d+) to (\d+) steps", r"precisa ser uma lista de \1 a \2 passos"),
+    (r"is larger than ([\d,]+) bytes", lambda m: f"tem mais de {m.group(1).replace(',', '.')} bytes"),
+    (r"not valid YAML.*", "não é YAML válido (confira a indentação, os dois-pontos e as aspas nessa linha)"),
+    (r"no such file", "arquivo inexistente"),
+    (r"cannot be read as UTF-8 text.*", "não pode ser lido como texto UTF-8"),
+    (r"is not a \.yaml or \.yml file", "não é um arquivo .yaml ou .yml"),
+    (r"(.*) is not a shipped lesson", r"\1 não é uma lição do app"),
+    (r"no such lesson", "lição inexistente"),
+]
+LESSON_PLACES_PT = [(r"\bstep (\d+)", r"passo \1"), (r"\bline (\d+), column (\d+)", r"linha \1, coluna \2"),
+                    (r"^file$", "arquivo"), (r"^lesson$", "lição")]
+
+
 def _lesson_pt(where: str, problem: str) -> str:
-    """A lesson's problem in Portuguese: a file that is not YAML at all in full, any other with its English
-    detail (which names the field as the file writes it)."""
-    if problem.startswith("not valid YAML"):
-        where = where.replace("line", "linha").replace("column", "coluna").replace("file", "arquivo")
-        return f"{where}: não é YAML válido{problem[len('not valid YAML'):]}"
-    return f"{where}: {problem} (detalhe em inglês)"
+    """A lesson's problem in Portuguese, the detail too: where (passo 2, inputs.attn_layer; linha 3, coluna 5) and
+    what (LESSON_PROBLEMS_PT). A problem no pattern knows is named without its English words."""
+    for pattern, words in LESSON_PLACES_PT:
+        where = re.sub(pattern, words, where)
+    for pattern, words in LESSON_PROBLEMS_PT:
+        if re.fullmatch(pattern, problem):
+            return f"{where}: {re.sub(pattern, words, problem)}"
+    return f"{where}: um valor que o app não aceita"
 
 
 # Lessons and rooms (ui/lesson.py, ui/rooms.py): a room's code is checked against its alphabet before it is shown.
