@@ -174,12 +174,12 @@ def test_a_lesson_made_in_the_app_downloads_and_uploads_back(app_url, tmp_path):
         broken = tmp_path / "broken.yaml"
         broken.write_text("title: {en: a, pt: b}\nsteps: [\n", encoding="utf-8")
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(broken))
-        page.get_by_text("your draft is unchanged").wait_for(timeout=TIMEOUT)
+        page.get_by_text("your draft is unchanged").first.wait_for(timeout=TIMEOUT)  # the notice (and its toast)
         assert "line 3, column 1: not valid YAML" in page.locator('[data-testid="stAlert"]').all_text_contents()[-1]
         assert page.get_by_role("button", name="Download the lesson file").count() == 1  # the draft is still there
         edited = tmp_path / "edited.yaml"
         edited.write_text(text.replace("Layer 2, head 3.", "Camada 2, cabeça 3.") + "", encoding="utf-8")
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(edited))
-        page.get_by_text("Loaded: 1 step.").wait_for(timeout=TIMEOUT)
+        page.get_by_text("Loaded: 1 step.").first.wait_for(timeout=TIMEOUT)
         wait_idle(page, TIMEOUT)  # the run that shows the loaded draft has drawn all of it, not only its notice
         assert page.get_by_label("Teacher's note (en)").input_value() == "Camada 2, cabeça 3."

@@ -119,3 +119,46 @@ def test_a_bare_link_follows_the_browsers_language(app_url):
             wait_idle(page, TIMEOUT)
             assert title in page.locator("h1").first.inner_text(), locale
             context.close()
+
+
+def test_the_lesson_maker_in_portuguese_and_its_draft_through_a_reload(app_url, tmp_path):
+    """Issue 48, finding 6: the uploader's words and every refusal in Portuguese, a Portuguese title names the file,
+    and a reload keeps the draft."""
+    import yaml
+
+    with chromium() as browser:
+        page = new_page(browser)
+        page.goto(f"{app_url}/attention?attn_layer=2&attn_head=3&lang=pt")
+        wait_idle(page, TIMEOUT)
+        page.get_by_text("Montar uma lição").click()
+        page.get_by_label("Nota para o professor (este passo)").fill("Camada 2, cabeça 3.")
+        page.get_by_role("button", name="Adicionar esta vista a uma lição").click()
+        page.get_by_text("Adicionada como passo 1").wait_for(timeout=TIMEOUT)
+        page.get_by_role("link", name=re.compile("Editar o rascunho")).click()
+        title = page.get_by_label("Título (pt)")
+        title.wait_for(timeout=TIMEOUT)
+        title.fill("Atenção, passo a passo")
+        title.press("Enter")
+        wait_idle(page, TIMEOUT)
+        uploader = page.locator(".st-key-maker_upload").inner_text()
+        assert "Enviar" in uploader and "Até 200 KB" in uploader
+        assert "Upload" not in uploader and "200MB" not in uploader
+        wrong = tmp_path / "aula.txt"
+        wrong.write_text("title: {en: a, pt: b}\n", encoding="utf-8")
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(wrong))
+        page.get_by_text("seu rascunho continua como estava").first.wait_for(timeout=TIMEOUT)
+        alert = page.locator('[data-testid="stAlert"]').all_text_contents()[-1]
+        assert "arquivo: não é um arquivo .yaml ou .yml" in alert and "not" not in alert.split()
+        assert page.locator('[data-testid="stToast"]').count() >= 1  # seen wherever the teacher has scrolled
+        page.reload()
+        page.get_by_label("Título (pt)").wait_for(timeout=TIMEOUT)
+        wait_idle(page, TIMEOUT)
+        assert page.get_by_label("Título (pt)").input_value() == "Atenção, passo a passo"  # the draft survived
+        with page.expect_download(timeout=TIMEOUT) as got:
+            page.get_by_role("button", name="Baixar o arquivo da lição").click()
+        saved = tmp_path / got.value.suggested_filename
+        got.value.save_as(saved)
+        data = yaml.safe_load(saved.read_text(encoding="utf-8"))
+        assert saved.name == "atencao-passo-a-passo.yaml"
+        assert data["title"] == {"en": "Atenção, passo a passo", "pt": "Atenção, passo a passo"}
+        assert data["steps"][0]["inputs"] == {"attn_layer": 2, "attn_head": 3}

@@ -176,8 +176,7 @@ def _edited(where: dict, field: str, key: str) -> None:
     if where is st.session_state.get(DRAFT, {}).get("title"):
         for code in lessons.LANGS:
             if code != field and where[code] == DEFAULT_TITLE[code]:
-                where[code] = where[field]
-                st.session_state.pop(f"maker_title_{code}", None)
+                where[code] = st.session_state[f"maker_title_{code}"] = where[field]  # the box shows it too
 
 
 def _words(where: dict, key: str, label: str) -> None:
