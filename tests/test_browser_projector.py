@@ -162,3 +162,21 @@ def test_the_lesson_maker_in_portuguese_and_its_draft_through_a_reload(app_url, 
         assert saved.name == "atencao-passo-a-passo.yaml"
         assert data["title"] == {"en": "Atenção, passo a passo", "pt": "Atenção, passo a passo"}
         assert data["steps"][0]["inputs"] == {"attn_layer": 2, "attn_head": 3}
+
+
+def test_slider_values_carry_the_decimal_comma_in_portuguese(app_url):
+    """Issue 48, finding 7: "1.50" on the Portuguese UI's sliders; English keeps its point."""
+    shown = ('() => [...document.querySelectorAll(\'[data-testid="stSliderThumbValue"], '
+             '[data-testid="stSliderTickBarMin"], [data-testid="stSliderTickBarMax"]\')].map(e => e.innerText)')
+    with chromium() as browser:
+        for lang, want in (("pt", "1,50"), ("en", "1.50")):
+            page = new_page(browser)
+            page.goto(f"{app_url}/sampling?lang={lang}&samp_temperature=1.5")
+            page.wait_for_selector('[data-testid="stSliderThumbValue"]', timeout=TIMEOUT)
+            wait_idle(page, TIMEOUT)
+            page.wait_for_timeout(500)
+            values = page.evaluate(shown)
+            assert want in values, (lang, values)
+            if lang == "pt":
+                assert not [v for v in values if re.search(r"\d\.\d", v)], values
+            page.close()

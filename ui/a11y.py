@@ -37,8 +37,33 @@ CODE_CSS = """<style>
 LANG_SCRIPT = '<script data-app="html-lang">document.documentElement.lang = "{tag}";</script>'
 
 
+# Streamlit draws a slider's value with a printf format, which has no decimal comma: on the Portuguese UI (the
+# <html lang> above) a script writes the comma into the value and the range ends, again whenever a slider moves
+# (issue 48: "1.50" on the Portuguese UI). Installed once per tab; nothing of the reader's reaches it.
+SLIDER_COMMA = """<script data-app="slider-comma">(() => {
+  if (window.__sliderComma) return;
+  window.__sliderComma = true;
+  const sel = '[data-testid="stSliderThumbValue"], [data-testid="stSliderTickBarMin"], ' +
+              '[data-testid="stSliderTickBarMax"]';
+  let queued = false;
+  const fix = () => {
+    queued = false;
+    if (document.documentElement.lang !== "pt-BR") return;
+    document.querySelectorAll(sel).forEach((box) => {
+      const walk = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        if (/\\d\\.\\d/.test(n.nodeValue)) n.nodeValue = n.nodeValue.replace(/(\\d)\\.(\\d)/g, "$1,$2");
+      }
+    });
+  };
+  new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(fix); } })
+    .observe(document.body, {childList: true, subtree: true, characterData: true});
+  fix();
+})();</script>"""
+
+
 def style() -> None:
     """The contrast CSS and the page language for screen readers, as one element at the sidebar's foot (out of
     the page's own flow; it starts with its style sheet, as the app's other CSS does)."""
     with st.sidebar:
-        st.html(CODE_CSS + LANG_SCRIPT.format(tag=HTML_LANG[lang()]), unsafe_allow_javascript=True)
+        st.html(CODE_CSS + LANG_SCRIPT.format(tag=HTML_LANG[lang()]) + SLIDER_COMMA, unsafe_allow_javascript=True)
