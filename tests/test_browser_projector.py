@@ -180,3 +180,29 @@ def test_slider_values_carry_the_decimal_comma_in_portuguese(app_url):
             if lang == "pt":
                 assert not [v for v in values if re.search(r"\d\.\d", v)], values
             page.close()
+
+
+def test_the_per_head_table_fits_and_the_bar_cuts_no_label(app_url):
+    """Issue 48, finding 5: in presentation mode the per-head table was 1,580 px wide in a 1,280 px window and its
+    rows spilled over the heading below; a student's "← Previ…" was cut at 1,280 px (and the accessibility
+    sweep's 640 px)."""
+    box = "(s) => { const b = document.querySelector(s).getBoundingClientRect(); return [b.left, b.right, b.bottom]; }"
+    with chromium() as browser:
+        page = new_page(browser, *SCREEN)
+        page.goto(f"{app_url}/attention?present=1&lang=pt")
+        page.wait_for_selector(".st-key-attn_table canvas", timeout=TIMEOUT)
+        wait_idle(page, TIMEOUT)
+        page.wait_for_timeout(500)
+        left, right, bottom = page.evaluate(box, ".st-key-attn_table canvas")
+        column = page.evaluate(box, ".st-key-view-head")
+        heading = page.locator("h3").filter(has_text="Todas as cabeças").first.bounding_box()
+        assert left >= column[0] - 1 and right <= column[1] + 1 <= SCREEN[0], (left, right, column)
+        assert bottom <= heading["y"] + 1, (bottom, heading)  # the table ends before the next heading
+        cut = "() => [...document.querySelectorAll('.st-key-lesson-bar button')].filter(b => " \
+              "b.scrollWidth > b.clientWidth + 1).map(b => b.innerText)"
+        for width in (1280, 640):
+            page.set_viewport_size({"width": width, "height": 720})
+            page.goto(f"{app_url}/?lesson=04-heads-and-mask&step=2&lang=pt")
+            page.wait_for_selector(".st-key-lesson_next button", timeout=TIMEOUT)
+            wait_idle(page, TIMEOUT)
+            assert page.evaluate(cut) == [], width
