@@ -25,8 +25,9 @@ each page's own problems (a word of several tokens, a prompt too long, empty tex
 longer than the perplexity page measures); and each loader
 error raised by the real code, in both languages (English: exactly the CLI's line).
 
-Known limit, not checked: a float slider (temperature, top-p) is drawn by Streamlit with a printf
-format, which has no decimal comma.
+Not checked here: a float slider (temperature, top-p) is drawn by Streamlit with a printf format, which has
+no decimal comma; a script writes the comma on the Portuguese UI, checked in Chromium
+(tests/test_browser_projector.py).
 Failures are grouped by language, page and element: how many strings, and the first two of them.
 """
 
