@@ -167,6 +167,23 @@ def test_a_student_never_sees_the_teachers_note_and_opens_in_the_teachers_langua
     assert not any("Nota para o professor" in c.value for c in student.caption)
 
 
+def test_a_teacher_who_opens_their_own_students_link_stays_the_teacher():
+    """Issue 51: the teacher's own session on `?room=CODE` (the link it shows) keeps the room's controls and its
+    notes, and its moves still move the room."""
+    from lab import rooms
+
+    teacher = open_page(None, lesson=LESSON, step="1")
+    teacher.button(key="room_start").click().run()
+    code = teacher.session_state["_room_teacher"]["code"]
+    teacher.query_params["room"] = code
+    teacher.run()
+    assert "room_follow" not in [w.key for w in teacher.toggle]  # no "Following the teacher"
+    assert not teacher.button(key="lesson_next").disabled
+    assert any(c.value.startswith("Teacher's note") for c in teacher.caption)
+    teacher.button(key="lesson_next").click().run()
+    assert rooms.store().get(code).step == 2
+
+
 def test_a_student_keeps_following_through_a_read_the_room_store_missed(monkeypatch):
     """A store that does not answer once (a loaded Redis past its timeout): a notice, and the student still follows
     (the switch and the poll stay), so the next move reaches them; before, one missed read ended following."""

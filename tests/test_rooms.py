@@ -158,3 +158,17 @@ def test_only_the_teachers_secret_takes_the_room_back_or_closes_it(store):
     with pytest.raises(rooms.RoomError) as e:
         store.get(room.code)
     assert e.value.reason == "no_room"
+
+
+@pytest.mark.parametrize("step", [0, -1, rooms.MAX_STEP + 1, True, "3", 2.0, None])
+def test_a_step_outside_1_to_max_is_refused_on_create_and_move(store, step):
+    """Issue 51: a room created or moved to step 0, or one past the last allowed step, was accepted unnoticed; both
+    stores check a step the same way, and the room stays where it was."""
+    with pytest.raises(rooms.RoomError):
+        store.create("03-attention-trophy", step)
+    room, secret = store.create("03-attention-trophy", 2)
+    with pytest.raises(rooms.RoomError):
+        store.move(room.code, secret, step)
+    assert store.get(room.code).step == 2
+    assert store.move(room.code, secret, 1).step == 1
+    assert store.move(room.code, secret, rooms.MAX_STEP).step == rooms.MAX_STEP
