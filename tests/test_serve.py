@@ -315,6 +315,39 @@ def test_an_engine_error_fails_only_its_request_and_is_logged(course, batching, 
     assert "bad" in caplog.text and "poisoned" in caplog.text
 
 
+@pytest.mark.parametrize("batching", ["off", "static", "continuous"])
+def test_a_stop_string_ends_its_job_at_once_in_a_batch(course, batching):
+    """Issue 51: a job whose text reached a stop string (its emit returns False) must leave the batch there, not
+    decode on to max_tokens with its text cut (the answer looks right while the slot is held). The stopper is asked
+    for 40 tokens and stops at its third; its neighbours decode their own 12 tokens."""
+    from lab.serving.engine import Engine, Job
+
+    engine = Engine(course.model, batching, max_batch=4)
+    ids = course.tokenizer(PROMPT)["input_ids"]
+    results, calls, finished = {}, {}, threading.Event()
+
+    def job(name, seed, stop_at=None, n=12):
+        calls[name] = []
+
+        def emit(token, logprob, top):
+            calls[name].append(token)
+            return stop_at is None or len(calls[name]) < stop_at
+
+        def done(reason):
+            results[name] = (reason, len(calls[name]))
+            if len(results) == 3:
+                finished.set()
+        return Job(ids, n, 0.9, 0, 1.0, seed, emit, done, request_id=name, ignore_eos=True)
+
+    for j in (job("a", 1), job("stopper", 2, stop_at=3, n=40), job("c", 3)):
+        engine.submit(j)
+    assert finished.wait(300)
+    assert results["stopper"] == ("stop", 3), results  # no token asked of it after the stop
+    time.sleep(0.5)
+    assert len(calls["stopper"]) == 3
+    assert results["a"] == ("length", 12) and results["c"] == ("length", 12)
+
+
 def test_a_client_that_hangs_up_without_streaming_frees_its_slot(course):
     with Server(course, max_concurrent=1, max_queue=0) as s:
         conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=60)
