@@ -52,3 +52,34 @@ def test_readers_arriving_while_it_streams_follow_the_first_one(course_standins,
     n = results["lead"].session_state["samp_n"]
     assert forwards["n"] == 2 * n  # one stream (and one comparison B), not three
     assert streamed(results[0]) == streamed(results[1]) == streamed(results["lead"])
+
+
+def test_a_reader_arriving_mid_stream_with_another_seed_gets_its_own_text(course_standins, forwards, monkeypatch,
+                                                                           shared_runtime):
+    """Issue 51: the key that lets a crowd share one generation must hold the seed, for readers arriving while it
+    streams too: a reader of the seed-7 link, arriving while the seed-0 stream is paused, streams its own text."""
+    from lab import sampling
+
+    real, started, release = sampling.steps, threading.Event(), threading.Event()
+
+    def slow(*args, **kwargs):
+        for i, step in enumerate(real(*args, **kwargs)):
+            yield step
+            if i == 0 and not started.is_set():
+                started.set()
+                release.wait(30)
+
+    monkeypatch.setattr(sampling, "steps", slow)
+    results = {}
+    lead = threading.Thread(target=lambda: results.setdefault("lead", open_page(timeout=120)))
+    lead.start()
+    assert started.wait(60)
+    other = threading.Thread(target=lambda: results.setdefault("seven", open_page(timeout=120, samp_seed=7)))
+    other.start()
+    threading.Timer(2.0, release.set).start()
+    for t in (lead, other):
+        t.join(180)
+    assert results["lead"].session_state["samp_temperature"] > 0  # a seed decides the text
+    seven, zero = streamed(results["seven"]), streamed(results["lead"])
+    assert seven != zero
+    assert streamed(open_page(samp_seed=7)) == seven  # a later seed-7 reader replays the same text
