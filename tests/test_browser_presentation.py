@@ -22,7 +22,8 @@ MAIN = {"tokens": '[data-testid="stTable"]', "analogies": CHART, "attention": CH
 # main views that are text, not charts
 TEXT = {"tokens": '[data-testid="stTable"] td', "sampling": ".samp-text", "code": ".lab-code pre"}
 # Issue 34, item 7: the smallest size of each kind of text a class must read (null: none on the page), the
-# tables' effective size (st.dataframe draws 14 px on a canvas: times the zoom it is drawn at), and how many pixels
+# tables' effective size (st.dataframe draws 14 px on a canvas: times the zoom it is drawn at, which presentation mode
+# sets on the table's element container: issue 48), and how many pixels
 # of the sidebar show.
 READABLE = r"""(() => {
   const shown = (sel) => [...document.querySelectorAll(sel)].filter(e => e.getBoundingClientRect().height > 0
@@ -30,7 +31,9 @@ READABLE = r"""(() => {
   const least = (sel) => { const s = shown(sel).map(e => parseFloat(getComputedStyle(e).fontSize));
     return s.length ? Math.min(...s) : null; };
   const tables = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stDataFrame"] canvas')]
-    .filter(c => c.offsetWidth > 0).map(c => 14 * c.getBoundingClientRect().width / c.offsetWidth);
+    .filter(c => c.offsetWidth > 0).map(c => { let z = 1;  // the zoom of the table's boxes, multiplied up the tree
+      for (let e = c; e; e = e.parentElement) z *= parseFloat(getComputedStyle(e).zoom) || 1;
+      return 14 * z; });
   const bar = document.querySelector('[data-testid="stSidebar"]');
   const r = bar && bar.getBoundingClientRect();
   return {caption_min: least('[data-testid="stCaptionContainer"] p, [data-testid="stCaptionContainer"]'),

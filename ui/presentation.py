@@ -55,7 +55,8 @@ PRESENT_CSS = f"""<style>
 .stApp [data-testid="stCaptionContainer"], .stApp [data-testid="stCaptionContainer"] p {{ font-size: 1.15rem; }}
 .stApp [data-testid="stCode"] pre, .stApp [data-testid="stCode"] code {{ font-size: 1.15rem; }}
 .stApp [data-testid="stMarkdownContainer"] code {{ font-size: 0.9em; }}
-.stApp [data-testid="stMain"] [data-testid="stElementContainer"]:has(> [data-testid="stDataFrame"]) {{
+.stApp [data-testid="stMain"] [data-testid="stElementContainer"]:has(> [data-testid="stFullScreenFrame"] >
+  [data-testid="stDataFrame"]) {{
   zoom: 1.3; width: calc(100% / 1.3) !important; }}  /* zoomed as a whole: it fits its column, scrolls inside */
 /* in presentation mode every marked two-column block stacks, so charts get the whole width */
 [class*="st-key-{STACK_CLASS}"] {OUTER}:has(> [data-testid="stColumn"]) {{ flex-direction: column; }}
