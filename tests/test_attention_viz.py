@@ -98,6 +98,6 @@ def test_every_row_label_of_a_16_token_heatmap_is_kept():
     chart = viz.heatmap(np.full((16, 16), 1 / 16), [f"t{i}" for i in range(16)], size=420)
     spec = chart.to_dict()
     axes = [layer["encoding"]["y"]["axis"] for layer in spec.get("layer", [spec]) if "y" in layer.get("encoding", {})]
-    assert axes and all(a.get("labelSeparation", 0) == 0 for a in axes)
+    assert axes and all(a.get("labelSeparation", 0) <= viz.ROW_LABEL_GAP for a in axes)
     rows_px = (420 - viz.AXES_PX) / 16
     assert rows_px >= 12  # a 12 px label fits its row: Vega's greedy rule drops none

@@ -60,7 +60,8 @@ DOM_CHECK = """() => {
     pwned: typeof window.__pwned,
     img_x: document.querySelectorAll('img[src="x"], img[src*="127.0.0.1:9"]').length,
     handlers: document.querySelectorAll('[onerror], [onload], [onmouseover], [onclick]').length,
-    scripts: all('script:not([data-app="html-lang"])').length,  // the app's own <html lang> setter aside
+    // the app's own fixed scripts aside: the <html lang> setter and the Portuguese slider comma (ui/a11y.py)
+    scripts: all('script:not([data-app="html-lang"]):not([data-app="slider-comma"])').length,
     js_links: document.querySelectorAll('a[href^="javascript" i]').length,
     katex: all('.katex').length,
     styled, coloured, icons,

@@ -38,12 +38,16 @@ def _names(names: dict | None) -> dict:
     return {**NAMES, **(names or {})}
 
 
+ROW_LABEL_GAP = 2  # px Vega keeps between row labels: its boxes are the font size, the drawn glyphs a little more
+
+
 def _axis(title: str, labels: list[str], offset: int, angle: int = 0) -> alt.Axis:
     """An axis over positions offset.. that shows each position's token label. Past ~20 tokens the labels no longer
     fit their cells: the keys' stand on end (`angle` -90) and Vega thins what still would touch (greedy: every other
     label, and so on), never drawing one over another; the tooltip names every cell's tokens."""
     return alt.Axis(title=title, labelExpr=f"{json.dumps(labels, ensure_ascii=False)}[datum.value - {offset}]",
-                    labelLimit=120, labelOverlap="greedy", labelSeparation=6 if angle else 0, labelAngle=angle)
+                    labelLimit=120, labelOverlap="greedy", labelSeparation=6 if angle else ROW_LABEL_GAP,
+                    labelAngle=angle, labelFlush=False)  # flush would nudge the first label onto the second
 
 
 def _cell(x: float, digits: int = 2, lang: str = "en") -> str:
