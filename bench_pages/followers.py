@@ -25,7 +25,7 @@ STEP = re.compile(r"step (\d+) of \d+")
 
 def _fragment_rerun(page_hash: str, query: str, fragment_id: str, url: str) -> bytes:
     """The BackMsg the frontend sends when a fragment's run_every timer fires."""
-    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from ui.streamlit_internals import BackMsg
 
     msg = BackMsg()
     msg.ParseFromString(_rerun_message("", query, url))
@@ -77,8 +77,9 @@ class Student:
             self.texts = []
 
     async def run(self, stop: asyncio.Event) -> None:
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
         from websockets.asyncio.client import connect
+
+        from ui.streamlit_internals import ForwardMsg
 
         ws_url = self.url.replace("http", "ws", 1) + "/_stcore/stream"
         async with connect(ws_url, subprotocols=["streamlit"], max_size=None, ping_interval=None) as ws:

@@ -50,7 +50,7 @@ class Reading:
 
 def _rerun_message(page: str, query: str, url: str) -> bytes:
     """The BackMsg the frontend sends on opening `url`: rerun_script with the page's name and query string."""
-    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from ui.streamlit_internals import BackMsg
 
     msg = BackMsg()
     state = msg.rerun_script
@@ -66,7 +66,7 @@ def _rerun_message(page: str, query: str, url: str) -> bytes:
 
 def _record(fwd, seen: dict) -> str | None:
     """Note one ForwardMsg in `seen`; return the script_finished status name when it is one."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from ui.streamlit_internals import ForwardMsg
 
     kind = fwd.WhichOneof("type")
     if kind == "delta":
@@ -92,8 +92,9 @@ async def read_async(url: str, page: str = "", query: str = "", timeout: float =
                      linger: float = 0.0) -> Reading:
     """One reader opens `url`/`page`?`query` and waits for its run to finish (FINISHED_EARLY_FOR_RERUN runs
     are followed to the run that finishes). `linger` seconds are then spent listening (session events)."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     from websockets.asyncio.client import connect
+
+    from ui.streamlit_internals import ForwardMsg
 
     ws_url = url.replace("http", "ws", 1).rstrip("/") + "/_stcore/stream"
     seen = {"deltas": 0, "exceptions": 0, "run_id": "", "events": [], "texts": []}
@@ -124,7 +125,7 @@ async def read_async(url: str, page: str = "", query: str = "", timeout: float =
 
 async def _listen(ws, seconds: float, seen: dict) -> None:
     """Keep reading for `seconds`, noting session events."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from ui.streamlit_internals import ForwardMsg
 
     try:
         async with asyncio.timeout(seconds):

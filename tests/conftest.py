@@ -149,8 +149,9 @@ def shared_runtime(monkeypatch):
     Streamlit's global Runtime instance when it starts and clears it when it ends, so one session ending can pull
     it from under another one starting ("Runtime hasn't been created!"). Here a run's start still sets it and its
     end leaves it; it is cleared after the test."""
-    from streamlit.runtime import Runtime
     from streamlit.testing.v1 import app_test
+
+    from ui.streamlit_internals import Runtime
 
     class Keep(type):
         def __setattr__(cls, name, value):

@@ -9,10 +9,10 @@ import re
 
 import pytest
 from google.protobuf.message import Message
-from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 from lab.text import byte_pieces, byte_run
 from tests.pages import open_page
+from ui.streamlit_internals import convert_arrow_bytes_to_pandas_df
 
 PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling",
          "fill", "detector", "code", "serving", "ceiling")

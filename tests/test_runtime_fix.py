@@ -8,13 +8,17 @@ in place once the app has run."""
 from types import SimpleNamespace
 
 import pytest
-from streamlit.proto.ClientState_pb2 import ClientState
-from streamlit.runtime.app_session import AppSession, AppSessionState
-from streamlit.runtime.pages_manager import PagesManager
-from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests
 
 from tests.pages import APP
 from ui import runtime_fix
+from ui.streamlit_internals import (
+    AppSession,
+    AppSessionState,
+    ClientState,
+    PagesManager,
+    RerunData,
+    ScriptRequests,
+)
 
 
 class Loop:

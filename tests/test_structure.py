@@ -138,3 +138,22 @@ def test_lab_never_imports_streamlit():
              and any((a.name if isinstance(n, ast.Import) else n.module or "").startswith("streamlit")
                      for a in n.names)]
     assert not found, found
+
+
+PUBLIC_STREAMLIT = ("streamlit", "streamlit.testing.v1", "streamlit.components.v1")
+
+
+def test_streamlits_private_parts_are_imported_through_one_door():
+    """Issue 51: every `from streamlit.<private> import ...` of the app, its bench clients, scripts and tests is in
+    ui/streamlit_internals.py (whose contract test names what an upgrade moved)."""
+    found = []
+    for path, tree in sources("lab", "ui", "viz", "app_pages", "bench_pages", "scripts", "tests"):
+        if path == "ui/streamlit_internals.py":
+            continue
+        for n in ast.walk(tree):
+            names = ([a.name for a in n.names] if isinstance(n, ast.Import)
+                     else [n.module or ""] if isinstance(n, ast.ImportFrom) else [])
+            found += [f"{path}: {m}" for m in names if m.startswith("streamlit.") and m not in PUBLIC_STREAMLIT]
+            if isinstance(n, ast.ImportFrom) and n.module == "streamlit":
+                found += [f"{path}: streamlit.{a.name}" for a in n.names if a.name not in ("config",)]
+    assert not found, found

@@ -41,13 +41,13 @@ from html.parser import HTMLParser
 
 import pytest
 from google.protobuf.json_format import MessageToDict
-from streamlit import dataframe_util
 from streamlit.testing.v1 import AppTest
 
 from lab import embeddings, lens, perplexity, sampling, tokens
 from lab.causal import TROPHY
 from lab.models import registry
 from tests.pages import open_page
+from ui.streamlit_internals import convert_arrow_bytes_to_pandas_df
 
 PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling",
          "detector", "ceiling", "code", "fill", "serving")
@@ -295,7 +295,7 @@ def _titles(node, path=""):
 def chart_strings(where: str, proto, lang: str) -> list[Shown]:
     """A Vega-Lite chart's titles, legend and facet entries, text marks, tooltips; its number locale."""
     spec = json.loads(proto.spec)
-    frames = [dataframe_util.convert_arrow_bytes_to_pandas_df(d.data.data) for d in proto.datasets]
+    frames = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in proto.datasets]
     name = next((s for _, s in _titles(spec) if s), "")
     where = f"{where} {name!r}"
     out = [Shown(f"{where} {path}", s) for path, s in _titles(spec) if s]

@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 
 def _stopped(runner) -> bool:
     """Whether a ScriptRunner refuses reruns because its run is over (its requests are in their terminal state)."""
-    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+    from ui.streamlit_internals import ScriptRequestType
 
     return runner._requests._state == ScriptRequestType.STOP
 
@@ -59,7 +59,7 @@ def request_rerun(original):
     """AppSession.request_rerun, deferred while the session's runner has stopped and its events are in flight;
     a fragment's tick during a run, or a fragment rerun for a page the session has left, dropped."""
     def request(self, client_state, _waited: float = 0.0) -> None:
-        from streamlit.runtime.app_session import AppSessionState
+        from ui.streamlit_internals import AppSessionState
 
         if _dropped(self, client_state):
             log.debug("runtime_fix: a fragment rerun dropped (a tick during a run, or for a page this session left)")
@@ -78,15 +78,12 @@ def request_rerun(original):
 def install() -> bool:
     """Patch AppSession.request_rerun once per process; False (and a logged warning) where this Streamlit lacks
     the parts the fix reads, so the app runs unpatched rather than not at all."""
-    from streamlit.runtime.app_session import AppSession
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.runtime.scriptrunner_utils import script_requests
+    from ui.streamlit_internals import APP_SESSION_ATTRIBUTES, AppSession, PagesManager, script_requests
 
     if getattr(AppSession.request_rerun, "lab_fix", False):
         return True
     if not (hasattr(script_requests.ScriptRequests(), "_state")
-            and {"_event_loop", "_scriptrunner", "_state", "_pages_manager"}
-            <= set(AppSession.__init__.__code__.co_names)
+            and set(APP_SESSION_ATTRIBUTES) <= set(AppSession.__init__.__code__.co_names)
             and hasattr(PagesManager, "current_page_script_hash")):
         log.warning("runtime_fix: this Streamlit does not look like 1.67; the rerun fix is not installed")
         return False

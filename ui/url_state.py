@@ -38,11 +38,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import streamlit as st
-from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
-from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from ui import messages
 from ui.i18n import lang, num, t
+from ui.streamlit_internals import RerunException, get_script_run_ctx
 from ui.url_codecs import (  # noqa: F401  (the pages' codecs, re-exported)
     MAX_LINK_TEXT,
     Codec,

@@ -9,8 +9,8 @@ each one its own copy) and ui.exports draws it with st.vega_lite_chart, exactly 
 from __future__ import annotations
 
 import streamlit as st
-from streamlit.elements.vega_charts import _convert_altair_to_vega_lite_spec as streamlit_spec
 
+from ui.streamlit_internals import altair_to_vega_lite as streamlit_spec
 from viz.present import for_projector
 
 
