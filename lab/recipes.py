@@ -37,6 +37,23 @@ ROBERTA = [
 ]
 
 
+# The papers' own figures for GPT-1 -> GPT-2 (the fill page's "decision by decision" table; issue 51: no number typed
+# into a translated string), each with where it was read.
+PAPER_FIGURES = {
+    "openai-gpt": {"data": "BooksCorpus", "books_over": 7_000, "batch_sequences": 64, "sequence_tokens": 512,
+                   "bpe_merges": 40_000, "init_std": 0.02, "source": "GPT-1 paper §4.1", "url": GPT1_PAPER},
+    "gpt2": {"data": "WebText", "documents_over": 8_000_000, "gigabytes": 40, "reddit_karma_at_least": 3,
+             "batch_sequences": 512, "residual_init": "1/sqrt(N), N residual layers", "tokenizer": "byte-level BPE",
+             "source": "GPT-2 paper §2", "url": GPT2_PAPER},
+}
+
+
+def gpt_history() -> dict:
+    """GPT-1 beside GPT-2, decision by decision: the papers' figures, the shapes and parameters (transformers'
+    configs and the registry), where each puts its layer norms (transformers' code). `python -m lab history`."""
+    return {"papers": PAPER_FIGURES, "architecture": architecture(), "layer_norm": layer_norm_lines()}
+
+
 def layer_norm_lines() -> dict[str, list[str]]:
     """Where each model puts its layer norms, read from transformers' own block code: GPT-1 normalises after
     each residual addition, GPT-2 before each sub-block."""

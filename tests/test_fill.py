@@ -207,3 +207,21 @@ def test_a_decoder_that_splits_the_text_differently_is_refused(tiny_model_dirs, 
     """course-roberta has GPT-2's first 7,935 merges; the tiny test GPT-2 all of them: "dependencies" differs."""
     assert main(["fill", "--json", "--compare", str(tiny_model_dirs["gpt2"]), "--text", "its dependencies"]) == 2
     assert "split the text differently" in capsys.readouterr().err
+
+
+def test_the_gpt_history_figures_come_from_lab_and_its_command(capsys):
+    """Issue 51: the fill page's paper figures (40 GB, 40,000 merges, 64 x 512) live in lab with their sources and
+    `python -m lab history --json` prints them; the shapes are transformers' default configs'."""
+    from transformers import GPT2Config, OpenAIGPTConfig
+
+    from lab import recipes
+
+    assert main(["history", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["papers"] == json.loads(json.dumps(recipes.PAPER_FIGURES))
+    gpt1, gpt2 = out["papers"]["openai-gpt"], out["papers"]["gpt2"]
+    assert (gpt1["bpe_merges"], gpt1["batch_sequences"], gpt1["sequence_tokens"]) == (40_000, 64, 512)
+    assert (gpt2["gigabytes"], gpt2["batch_sequences"]) == (40, 512) and "§" in gpt1["source"] + gpt2["source"]
+    assert out["architecture"]["openai-gpt"]["vocabulary"] == OpenAIGPTConfig().vocab_size == 40_478
+    assert out["architecture"]["gpt2"]["layers"] == GPT2Config().n_layer == 12
+    assert any("ln_1" in line for line in out["layer_norm"]["gpt2"])

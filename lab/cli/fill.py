@@ -19,7 +19,7 @@ from lab.cli.args import add_model_argument, add_text_arguments, load_model_arg,
 
 
 def register(sub) -> None:
-    """Add the `fill` command."""
+    """Add the `fill` and `history` commands."""
     p = sub.add_parser("fill", help="an encoder fills <mask>; or encoder vs decoder on every token (--compare)")
     add_model_argument(p, default="course-roberta")
     add_text_arguments(p, "the text, with <mask> or [MASK] to fill")
@@ -28,6 +28,23 @@ def register(sub) -> None:
     p.add_argument("--compare", metavar="DECODER", help="a decoder to compare with, token by token (no mask)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run_fill)
+    h = sub.add_parser("history", help="GPT-1 -> GPT-2 decision by decision: the papers' figures with sources, "
+                                       "the shapes, the layer norms (the fill page's table)")
+    h.add_argument("--json", action="store_true", help="print JSON")
+    h.set_defaults(run=run_history)
+
+
+def run_history(args) -> int:
+    """Print the fill page's GPT-1 -> GPT-2 table, every figure with where it was read."""
+    from lab import recipes
+
+    r = recipes.gpt_history()
+    if args.json:
+        print_json(r)
+        return 0
+    for name, figures in r["papers"].items():
+        print_table(["figure", name], [[k, v] for k, v in figures.items()])
+    return 0
 
 
 def run_fill(args) -> int:

@@ -176,21 +176,27 @@ def course_roberta() -> None:
 
 def gpt_history() -> None:
     """GPT-1 beside GPT-2: each decision, both values and where each was read."""
-    a, ln = recipes.architecture(), recipes.layer_norm_lines()
+    a, ln, p1, p2 = recipes.architecture(), recipes.layer_norm_lines(), *recipes.PAPER_FIGURES.values()
     g1, g2 = a["openai-gpt"], a["gpt2"]
     code = t("transformers' code", "código do transformers")
     config = t("transformers' default configs (the released checkpoints')", "configs padrão do transformers (os "
                "dos modelos publicados)")
-    papers = {"data": (t("training text", "texto de treino"), t("BooksCorpus: over 7,000 unpublished books",
-                                                                "BooksCorpus: mais de 7.000 livros inéditos"),
-                       t("WebText: slightly over 8 million documents, 40 GB (pages linked from Reddit with at least "
-                         "3 karma, Wikipedia removed)", "WebText: pouco mais de 8 milhões de documentos, 40 GB "
-                         "(páginas com link no Reddit com pelo menos 3 de karma, sem a Wikipédia)")),
-              "batch": (t("batch", "lote"), t("64 sequences of 512 tokens", "64 sequências de 512 tokens"), "512"),
-              "init": (t("initialisation", "inicialização"), "N(0; 0,02)" if lang() == "pt" else "N(0, 0.02)",
+    books, docs, gb, karma = num(p1["books_over"]), num(p2["documents_over"] / 1e6, 0), num(p2["gigabytes"]), \
+        num(p2["reddit_karma_at_least"])
+    seqs, seq_len, merges, std = num(p1["batch_sequences"]), num(p1["sequence_tokens"]), num(p1["bpe_merges"]), \
+        num(p1["init_std"])
+    papers = {"data": (t("training text", "texto de treino"), t(f"BooksCorpus: over {books} unpublished books",
+                                                                f"BooksCorpus: mais de {books} livros inéditos"),
+                       t(f"WebText: slightly over {docs} million documents, {gb} GB (pages linked from Reddit with "
+                         f"at least {karma} karma, Wikipedia removed)", f"WebText: pouco mais de {docs} milhões de "
+                         f"documentos, {gb} GB (páginas com link no Reddit com pelo menos {karma} de karma, sem a "
+                         "Wikipédia)")),
+              "batch": (t("batch", "lote"), t(f"{seqs} sequences of {seq_len} tokens",
+                                              f"{seqs} sequências de {seq_len} tokens"), num(p2["batch_sequences"])),
+              "init": (t("initialisation", "inicialização"), f"N(0; {std})" if lang() == "pt" else f"N(0, {std})",
                        t("residual weights scaled by 1/√N (N residual layers)", "pesos residuais escalados por "
                          "1/√N (N camadas residuais)")),
-              "bpe": (t("tokenizer", "tokenizador"), t("BPE, 40,000 merges", "BPE, 40.000 fusões"),
+              "bpe": (t("tokenizer", "tokenizador"), t(f"BPE, {merges} merges", f"BPE, {merges} fusões"),
                       t("byte-level BPE", "BPE em bytes"))}
     rows = [(t("layer norm", "normalização"), " · ".join(ln["openai-gpt"]) + t(" (after the residual)",
                                                                               " (depois do residual)"),
