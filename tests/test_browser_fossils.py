@@ -1,22 +1,13 @@
 """The fossils page in a real Chromium (offline): tables and charts render, a link with a choice of models opens
 that view, the command to reproduce it is shown with its copy button, and the home page's chapter 00 opens it."""
 
-from pathlib import Path
-
 import pytest
 
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_for_page, wait_idle
+from tests.streamlit_server import chromium, new_page, wait_for_page, wait_idle
 
 pytestmark = pytest.mark.browser
 CHARTS = '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg'
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server(APP, env={"HF_HUB_OFFLINE": "1"}) as url:
-        yield url
+# app_url: the one shared server (tests/conftest.py), offline on the course models
 
 
 def test_a_link_opens_the_view_and_shows_its_command(app_url):

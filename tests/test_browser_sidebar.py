@@ -4,7 +4,7 @@ the <ul>), in English, Portuguese and Portuguese presentation mode; no page name
 
 import pytest
 
-from tests.streamlit_server import chromium, new_page, require_browser, streamlit_server, wait_idle
+from tests.streamlit_server import chromium, new_page, wait_idle
 from ui.chapters import TITLES
 
 pytestmark = pytest.mark.browser
@@ -12,12 +12,7 @@ CUT = """els => els.filter(e => e.offsetParent !== null && e.children.length ===
                              && e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""  # a cut text
 
 
-@pytest.fixture(scope="module")
-def app_url():
-    require_browser()
-    with streamlit_server(env={"HF_HUB_OFFLINE": "1"}) as url:
-        yield url
-
+# app_url: the one shared server (tests/conftest.py), offline on the course models
 
 @pytest.mark.parametrize("query,names", [
     ("lang=en", ["The fossils", "Glossary", "Tokenization costs", "The ceiling"]),

@@ -21,10 +21,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from lab.replicas import healthy
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository (app.py)
 CHROMIUM = "/usr/bin/chromium"
@@ -52,13 +53,7 @@ class ServerURL(str):
         return os.pread(fd, os.fstat(fd).st_size, 0).decode("utf-8", "replace")
 
 
-def _healthy(url: str) -> bool:
-    """True when Streamlit's health endpoint answers ok."""
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-            return r.status == 200 and r.read().strip() == b"ok"
-    except OSError:
-        return False
+_healthy = healthy  # Streamlit's health endpoint answers ok (one function for the replicas and the tests' servers)
 
 
 @contextmanager
