@@ -175,6 +175,17 @@ def overlapping(boxes: list) -> list[tuple[str, str]]:
             if min(a[3], b[3]) - max(a[1], b[1]) > 1 and min(a[4], b[4]) - max(a[2], b[2]) > 1]
 
 
+def axis_labels(app_url: str, link: str) -> list:
+    """The drawn axis labels of every chart on `link` (LABEL_BOXES), once the charts are drawn."""
+    with chromium() as browser:
+        page = new_page(browser, width=1280, height=1800)
+        page.goto(f"{app_url}/{link}")
+        wait_idle(page)
+        wait_for_count(page, '[data-testid="stVegaLiteChart"] svg g.role-axis-label text', 20, 60_000)
+        page.wait_for_timeout(500)
+        return page.evaluate(LABEL_BOXES)
+
+
 @pytest.mark.parametrize("link", ["causal_mask?lang=pt", "code?lang=pt&code_step=attn.weights",
                                   "causal_mask?lang=en&mask_text=" + "The+package+manager+installs+the+package+and+"
                                   "its+dependencies+from+the+mirror+that+the+file+names+first."])
@@ -182,28 +193,16 @@ def test_heatmap_labels_never_pile_up(app_url, link):
     """Issue 34, item 5: the Portuguese default sentences (25-27 tokens) and a long English one. Every axis label
     Vega draws on a heatmap stands clear of its neighbours (labels that cannot fit are thinned; the tooltip names
     every cell's tokens), and there are labels to read."""
-    with chromium() as browser:
-        page = new_page(browser, width=1280, height=1800)
-        page.goto(f"{app_url}/{link}")
-        wait_idle(page)
-        wait_for_count(page, '[data-testid="stVegaLiteChart"] svg g.role-axis-label text', 20, 60_000)
-        page.wait_for_timeout(500)
-        axes = page.evaluate(LABEL_BOXES)
-        assert sum(len(a) >= 8 for a in axes) >= 2, axes  # two axes with labels at least
-        piled = [p for boxes in axes for p in overlapping(boxes)]
-        assert piled == [], piled[:10]
+    axes = axis_labels(app_url, link)
+    assert sum(len(a) >= 8 for a in axes) >= 2, axes  # two axes with labels at least
+    piled = [p for boxes in axes for p in overlapping(boxes)]
+    assert piled == [], piled[:10]
 
 
 def test_every_row_label_of_a_16_token_heatmap_is_drawn(app_url):
     """Issue 48, finding 7: on the causal-mask page's English sentence (16 tokens) every other row label was dropped
     (row "1 ␣tro" missing, the one a teacher points at): rows are thinned only where labels would truly overlap."""
-    with chromium() as browser:
-        page = new_page(browser, width=1280, height=1800)
-        page.goto(f"{app_url}/causal_mask?lang=en")
-        wait_idle(page)
-        wait_for_count(page, '[data-testid="stVegaLiteChart"] svg g.role-axis-label text', 20, 60_000)
-        page.wait_for_timeout(500)
-        axes = page.evaluate(LABEL_BOXES)
-        rows = [[b[0] for b in boxes] for boxes in axes if any(b[0] == "1 ␣tro" for b in boxes)]
-        assert rows and all(len(r) == 16 for r in rows), rows  # every heatmap axis that names the tokens: all 16
-        assert [p for boxes in axes for p in overlapping(boxes)] == []
+    axes = axis_labels(app_url, "causal_mask?lang=en")
+    rows = [[b[0] for b in boxes] for boxes in axes if any(b[0] == "1 ␣tro" for b in boxes)]
+    assert rows and all(len(r) == 16 for r in rows), rows  # every heatmap axis that names the tokens: all 16
+    assert [p for boxes in axes for p in overlapping(boxes)] == []

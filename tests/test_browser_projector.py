@@ -39,6 +39,24 @@ MEASURE = """([view, shown]) => { const c = document.querySelector('.st-key-view
           wide: document.documentElement.scrollWidth > innerWidth}; }"""
 
 
+BAR_DONE = """([text, question]) => { const b = document.querySelector('.st-key-lesson-bar');
+  return !!b && b.innerText.includes(text) && (!question || !!b.querySelector('.lesson-question')); }"""
+
+
+def steady(page, view: str) -> dict:
+    """The measures once the run is over and two readings half a second apart agree (a chart still drawing, or a
+    run's elements still arriving, moves them)."""
+    wait_idle(page, TIMEOUT)
+    last = None
+    for _ in range(10):
+        time.sleep(0.5)
+        now = page.evaluate(MEASURE, [view, SHOWN])
+        if now == last:
+            return now
+        last = now
+    return last
+
+
 @pytest.mark.parametrize("name", lessons.shipped())
 def test_every_step_shows_its_view_on_the_first_screen(app_url, name):
     lesson, failures = lessons.named(name), []
@@ -47,9 +65,9 @@ def test_every_step_shows_its_view_on_the_first_screen(app_url, name):
         for k, step in enumerate(lesson.steps, 1):
             page.goto(f"{app_url}/?lesson={name}&step={k}&present=1")
             page.wait_for_function(DRAWN, arg=[step.shows, SHOWN], timeout=TIMEOUT)
-            wait_idle(page, TIMEOUT)
-            time.sleep(0.5)  # charts finish drawing
-            m = page.evaluate(MEASURE, [step.shows, SHOWN])
+            page.wait_for_function(BAR_DONE, arg=[f"step {k} of {len(lesson.steps)}", bool(step.question)],
+                                   timeout=TIMEOUT)  # the bar is filled in when the page's run ends
+            m = steady(page, step.shows)
             print(name, k, step.page, step.shows, m)  # the record
             limit = BAR_PX + (QUESTION_PX if step.question else 0)
             if m["top"] > SCREEN[1] - MIN_VISIBLE or m["bar"] > limit or m["cut"] or m["wide"]:

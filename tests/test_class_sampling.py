@@ -11,6 +11,24 @@ from tests.test_sampling_page import streamed
 open_page = partial(pages.open_page, "app_pages/sampling.py")
 
 
+def paused_after_the_first_token(monkeypatch):
+    """lab.sampling.steps made to pause the first stream after its first token (so others arrive mid-stream) until
+    `release` is set; (started, release)."""
+    from lab import sampling
+
+    real, started, release = sampling.steps, threading.Event(), threading.Event()
+
+    def slow(*args, **kwargs):
+        for i, step in enumerate(real(*args, **kwargs)):
+            yield step
+            if i == 0 and not started.is_set():
+                started.set()
+                release.wait(30)
+
+    monkeypatch.setattr(sampling, "steps", slow)
+    return started, release
+
+
 def test_later_readers_of_a_link_replay_it_without_a_forward_pass(course_standins, forwards):
     first = open_page()
     n = first.session_state["samp_n"]
@@ -27,18 +45,7 @@ def test_later_readers_of_a_link_replay_it_without_a_forward_pass(course_standin
 def test_readers_arriving_while_it_streams_follow_the_first_one(course_standins, forwards, monkeypatch,
                                                                  shared_runtime):
     """Three sessions at once (threads, as Streamlit runs them): the model runs for one stream only."""
-    from lab import sampling
-
-    real, started, release = sampling.steps, threading.Event(), threading.Event()
-
-    def slow(*args, **kwargs):  # the leader pauses after its first token, so the others arrive mid-stream
-        for i, step in enumerate(real(*args, **kwargs)):
-            yield step
-            if i == 0:
-                started.set()
-                release.wait(30)
-
-    monkeypatch.setattr(sampling, "steps", slow)
+    started, release = paused_after_the_first_token(monkeypatch)
     results = {}
     lead = threading.Thread(target=lambda: results.setdefault("lead", open_page(timeout=120)))
     lead.start()
@@ -58,18 +65,7 @@ def test_a_reader_arriving_mid_stream_with_another_seed_gets_its_own_text(course
                                                                            shared_runtime):
     """Issue 51: the key that lets a crowd share one generation must hold the seed, for readers arriving while it
     streams too: a reader of the seed-7 link, arriving while the seed-0 stream is paused, streams its own text."""
-    from lab import sampling
-
-    real, started, release = sampling.steps, threading.Event(), threading.Event()
-
-    def slow(*args, **kwargs):
-        for i, step in enumerate(real(*args, **kwargs)):
-            yield step
-            if i == 0 and not started.is_set():
-                started.set()
-                release.wait(30)
-
-    monkeypatch.setattr(sampling, "steps", slow)
+    started, release = paused_after_the_first_token(monkeypatch)
     results = {}
     lead = threading.Thread(target=lambda: results.setdefault("lead", open_page(timeout=120)))
     lead.start()

@@ -32,9 +32,14 @@ from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests, ScriptRequestType
 from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext, get_script_run_ctx
 
+# The names the app's modules use, so that only this module names Streamlit's own (the before-stop check greps)
+run_context = get_script_run_ctx  # the running script's context (its page, its pages), None outside a run
+Rerun = RerunException  # what st.rerun raises through a run
+
 __all__ = ["AppSession", "AppSessionState", "BackMsg", "ClientState", "ForwardMsg", "PagesManager", "RerunData",
            "RerunException", "Runtime", "ScriptRequestType", "ScriptRequests", "ScriptRunContext",
-           "altair_to_vega_lite", "convert_arrow_bytes_to_pandas_df", "get_script_run_ctx", "script_requests"]
+           "Rerun", "altair_to_vega_lite", "convert_arrow_bytes_to_pandas_df", "get_script_run_ctx", "run_context",
+           "script_requests"]
 
 # Private attributes read on Streamlit's objects (the contract test finds each where Streamlit sets it)
 APP_SESSION_ATTRIBUTES = ("_event_loop", "_scriptrunner", "_state", "_pages_manager")  # set in AppSession.__init__

@@ -41,7 +41,7 @@ import streamlit as st
 
 from ui import messages
 from ui.i18n import lang, num, t
-from ui.streamlit_internals import RerunException, get_script_run_ctx
+from ui.streamlit_internals import Rerun, run_context
 from ui.url_codecs import (  # noqa: F401  (the pages' codecs, re-exported)
     MAX_LINK_TEXT,
     Codec,
@@ -84,7 +84,7 @@ def publishing() -> Iterator[None]:
     _state()  # notes the page, even one that binds nothing (home): the next page is then an arrival
     try:
         yield
-    except RerunException:
+    except Rerun:
         raise
     except BaseException:
         publish()
@@ -150,7 +150,7 @@ def link(path: str) -> dict[str, str]:
 
 def _name_of(path: str) -> str:
     """The url path (as ?view= writes it) of the page whose script is `path`."""
-    ctx = get_script_run_ctx()
+    ctx = run_context()
     for info in (ctx.pages_manager.get_pages().values() if ctx is not None else ()):
         if str(info.get("script_path", "")).endswith(path):
             return _url_name(info, "")
@@ -208,13 +208,13 @@ def _state() -> dict:
 
 def _page() -> str:
     """The running page's script hash ("" outside a Streamlit run)."""
-    ctx = get_script_run_ctx()
+    ctx = run_context()
     return ctx.page_script_hash if ctx is not None else ""
 
 
 def _page_name() -> str:
     """The running page's url path ("attention"), as the marker parameter writes it."""
-    ctx = get_script_run_ctx()
+    ctx = run_context()
     if ctx is None:
         return ""
     return _url_name(ctx.pages_manager.get_pages().get(ctx.page_script_hash, {}), ctx.page_script_hash[:8])
@@ -222,7 +222,7 @@ def _page_name() -> str:
 
 def _history_navigation() -> bool:
     """Whether the browser's Back or Forward button started this run."""
-    ctx = get_script_run_ctx()
+    ctx = run_context()
     return bool(getattr(ctx, "is_history_navigation", False))
 
 
