@@ -109,6 +109,7 @@ def test_teacher_and_student_notes_language_count_and_a_reload(app_url):
         student.goto(link)
         bar_shows(student, "passo 4 de 5")
         bar_shows(student, "Seguindo o professor")
+        bar_shows(student, "Pergunta para a turma")  # the bar's last parts: its run is over once they are drawn
         text = student.locator(".st-key-lesson-bar").inner_text()
         assert "Seguindo o professor" in text and "Pergunta para a turma" in text
         assert "Nota para o professor" not in text and "Teacher's note" not in text
