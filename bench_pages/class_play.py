@@ -1,6 +1,8 @@
 """The class benchmark's run (lab/benchmarks/class_readers.py starts it in a fresh interpreter): for each crowd size
 a fresh app server started as `make run` starts it, every page's link opened by that many virtual readers, cold
-then warm; prints {"PAGE|cold|N": summary} as JSON.
+then warm; prints {"PAGE|cold|N": summary} as JSON. With "image" in the plan, the server is a fresh container of that
+image per crowd size (lab/testing/container.py; "cpus" and "memory" limit it), and "memory|after|N" holds the
+server's resident memory after that crowd's pages (lab/benchmarks/container.py).
 
     python bench_pages/class_play.py '{"sizes": [1, 30, 60], "pages": ["home", ...], "flags": [], "within": 3.0,
                                        "timeout": 180}'
@@ -14,6 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_pages.readers import app_server, arrive  # noqa: E402
+from lab.testing import container  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -31,15 +34,31 @@ def summary(readings) -> dict:
             "statuses": sorted({r.status for r in readings if not r.finished})}
 
 
+def server(plan: dict):
+    """The app as `make run` serves it, or a fresh container of plan["image"] limited as the plan says."""
+    if plan.get("image"):
+        return container.container(plan["image"], cpus=plan.get("cpus"), memory=plan.get("memory"))
+    return app_server("app.py", *plan["flags"], env={"HF_HUB_OFFLINE": "1"})
+
+
+def resident_mb(name: str) -> float:
+    """The container's server process (its process 1) resident memory, MB."""
+    status = container.podman("exec", name, "cat", "/proc/1/status").stdout
+    kib = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+    return round(kib * 1024 / 1e6, 1)
+
+
 def main(plan: dict) -> dict:
     results = {}
     for n in plan["sizes"]:
-        with app_server("app.py", *plan["flags"], env={"HF_HUB_OFFLINE": "1"}) as url:
+        with server(plan) as url:
             for page in plan["pages"]:
                 path = "" if page == "home" else page
                 for temperature in ("cold", "warm"):
                     readings = arrive(url, n, plan["within"] if n > 1 else 0, path, timeout=plan["timeout"])
                     results[f"{page}|{temperature}|{n}"] = summary(readings)
+            if plan.get("image"):
+                results[f"memory|after|{n}"] = {"rss_mb": resident_mb(url.name)}
     return results
 
 

@@ -1,0 +1,111 @@
+"""What the explorer's container checks before it serves: the models it ships, its port, its memory.
+
+deploy/Dockerfile runs `python -m lab.container models` at build time (a missing or broken course model fails the
+build, not a reader's first visit) and starts the app with `python -m lab.container serve`, which checks the
+port and the container's memory limit, then becomes `streamlit run app.py` (exec: the server is the container's
+process 1 and gets its SIGTERM). Each refusal is one readable line on stderr and a non-zero exit, so
+`docker logs` / `podman logs` say why the container stopped instead of a reader seeing errors.
+
+Exit codes: 2 a bad PORT, 3 too little memory, 4 a course model missing or unreadable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from lab.models.registry import MODELS_DIR, REGISTRY
+
+MIB = 1024 * 1024
+# Resident memory of the app serving every page on the course models, measured in the container (docs/hosting.md,
+# "The container"), plus a margin for a class's cached results; below it the server would be killed mid-class.
+MIN_MEMORY_MIB = 1024
+MEMORY_FILES = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
+
+
+def course_models() -> list[str]:
+    """The registry's models shipped in the repository (models/<name>/), which the image must carry."""
+    return [m.name for m in REGISTRY.values() if m.path is not None]
+
+
+def model_problems(models_dir: Path = MODELS_DIR) -> list[str]:
+    """One line per course model that is missing or unreadable under `models_dir`."""
+    problems = []
+    for name in course_models():
+        folder = models_dir / name
+        missing = [f for f in MODEL_FILES if not (folder / f).is_file()]
+        if missing:
+            problems.append(f"{folder}: missing {', '.join(missing)}")
+            continue
+        try:
+            json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            problems.append(f"{folder}/config.json: not JSON ({e})")
+    return problems
+
+
+def port_problem(value: str | None) -> str | None:
+    """Why PORT cannot be served on, or None."""
+    if value is None or not value.strip():
+        return "PORT is not set: the image sets it (8501, or 7860 for a Space); pass -e PORT=<1-65535>"
+    if not value.strip().isdigit() or not 1 <= int(value) <= 65535:
+        return f"PORT={value!r} is not a port number (1-65535): the server cannot start, the health check fails"
+    return None
+
+
+def memory_limit(files=MEMORY_FILES) -> int | None:
+    """The container's memory limit in bytes (cgroup v2 or v1), or None when there is none."""
+    for name in files:
+        try:
+            raw = Path(name).read_text().strip()
+        except OSError:
+            continue
+        if raw == "max" or not raw.isdigit():
+            return None
+        limit = int(raw)
+        return None if limit >= 1 << 60 else limit  # cgroup v1 writes "no limit" as a huge number
+    return None
+
+
+def memory_problem(limit: int | None, need_mib: int = MIN_MEMORY_MIB) -> str | None:
+    """Why a memory limit is too small for the course models, or None."""
+    if limit is None or limit >= need_mib * MIB:
+        return None
+    return (f"the container may use {limit // MIB} MiB; the app on the course models needs at least {need_mib} MiB "
+            f"(run it with --memory {need_mib}m or more)")
+
+
+def serve_command(port: str) -> list[str]:
+    """The server the container runs once its checks pass."""
+    return ["streamlit", "run", "app.py", "--server.port", port, "--server.address", "0.0.0.0"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    what = args[0] if args else ""
+    if what == "models":
+        problems = model_problems()
+        for line in problems:
+            print(f"lab.container: {line}", file=sys.stderr)
+        if not problems:
+            print(f"lab.container: course models present: {', '.join(course_models())}")
+        return 4 if problems else 0
+    if what == "serve":
+        port = os.environ.get("PORT")
+        for code, problem in ((2, port_problem(port)), (3, memory_problem(memory_limit())),
+                              (4, "; ".join(model_problems()) or None)):
+            if problem:
+                print(f"lab.container: {problem}", file=sys.stderr, flush=True)
+                return code
+        cmd = serve_command(port.strip())
+        os.execvp(cmd[0], cmd)
+        return 0  # (not reached: the server replaced this process)
+    print("usage: python -m lab.container models|serve", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
