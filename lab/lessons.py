@@ -24,22 +24,16 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lab import pages as manifest
 from lab.errors import LabError
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS_DIR = ROOT / "lessons"
 INPUTS_FILE = Path(__file__).resolve().parent / "data" / "lesson_inputs.json"
-PAGES = ("home", "fossils", "glossary", "tokens", "analogies", "attention", "causal_mask", "logit_lens",
-         "perplexity", "sampling", "fill", "detector", "code", "serving", "lab_guide", "ceiling")
 LANGS = ("en", "pt")
-# Each page's views a step can be about, its main one first: in presentation mode a lesson step puts its view on the
-# projector's first screen (ui/lesson.py), and the page draws each inside ui.presentation.view(name).
-VIEWS = {"home": ("map",), "fossils": ("shape",), "glossary": ("terms",), "tokens": ("costs", "chips"),
-         "analogies": ("answer",), "attention": ("head", "all_heads"), "causal_mask": ("mask", "trophy"),
-         "logit_lens": ("grid", "follow"), "perplexity": ("table", "surprisal"),
-         "sampling": ("text", "distribution", "compare"), "fill": ("fill", "compare", "masking"),
-         "detector": ("colours", "verdict", "base_rate"), "code": ("tensor",), "serving": ("commands",),
-         "lab_guide": ("commands",), "ceiling": ("curves",)}
+# The pages a step can name (PAGES) and each page's views, its main one first (VIEWS) come from the page manifest
+# (lab/pages.py), read when asked for: in presentation mode a lesson step puts its view on the projector's first
+# screen (ui/lesson.py), and the page draws each inside ui.presentation.view(name).
 MIN_STEPS, MAX_STEPS = 1, 30
 MAX_FILE_BYTES = 200_000
 MAX_WORDS = 2_000  # characters of one note, question or title
@@ -64,7 +58,7 @@ class Step:
     @property
     def shows(self) -> str:
         """The view this step is about: its own, or its page's main one."""
-        return self.view or VIEWS[self.page][0]
+        return self.view or manifest.by_slug(self.page).views[0]
 
 
 @dataclass(frozen=True)
@@ -74,6 +68,14 @@ class Lesson:
     steps: tuple[Step, ...]
     model: str | None = None
     extra: dict = field(default_factory=dict)
+
+
+def __getattr__(name: str):
+    """PAGES (every page's url path) and VIEWS ({page: its views, main first}), read from the page manifest."""
+    derived = {"PAGES": manifest.slugs, "VIEWS": manifest.views}
+    if name in derived:
+        return derived[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _fail(where: str, problem: str):
@@ -162,9 +164,9 @@ def _step(data, k: int, inputs: dict) -> Step:
     unknown = sorted(set(map(str, data)) - {"page", "inputs", "note", "question", "view"})
     if unknown:
         _fail(f"{where}, {unknown[0]}", "is not a field of a step (page, inputs, note, question, view)")
-    page = data.get("page")
-    if page not in PAGES:
-        _fail(f"{where}, page", f"{page!r} is not a page; the pages: {', '.join(PAGES)}")
+    page, pages = data.get("page"), manifest.slugs()
+    if page not in pages:
+        _fail(f"{where}, page", f"{page!r} is not a page; the pages: {', '.join(pages)}")
     values = data.get("inputs") or {}
     if not isinstance(values, dict):
         _fail(f"{where}, inputs", "must be a mapping of link parameters to values")
@@ -177,9 +179,9 @@ def _step(data, k: int, inputs: dict) -> Step:
         if problem:
             _fail(f"{where}, inputs.{key}", problem)
     note = _words(data.get("note"), f"{where}, note")
-    view = data.get("view")
-    if view is not None and view not in VIEWS[page]:
-        _fail(f"{where}, view", f"{view!r} is not a view of the page {page} (its views: {', '.join(VIEWS[page])})")
+    view, views = data.get("view"), manifest.by_slug(page).views
+    if view is not None and view not in views:
+        _fail(f"{where}, view", f"{view!r} is not a view of the page {page} (its views: {', '.join(views)})")
     return Step(page, dict(values), note, _words(data.get("question"), f"{where}, question", optional=True), view)
 
 

@@ -58,3 +58,38 @@ URL_CASES = [
     ("words", "<script>alert(1)</script>"), ("empty", ""), ("long", "9" * 5_000), ("float for int", "3.5"),
     ("tiny", "1e-320"),
 ]
+
+# The page matrix: every page of the manifest (lab/pages.py) with the inputs its link carries (the lessons'
+# catalogue, lab/data/lesson_inputs.json, which running every page writes): each text box gets every case, and
+# every other input a garbage value. Only what a page's own words say is listed here, by input key:
+# the request a page shows when this text box is blank (a box not named: none is checked for),
+ASKS = {"tokens_pt": "Type or paste some Portuguese text", "an_a": "Type a word in each box",
+        "an_b": "Type a word in each box", "an_c": "Type a word in each box", "an_word": "Type a word",
+        "attn_text": "Type some text", "mask_text": "Type a sentence", "samp_prompt": "Type a prompt",
+        "ppl_text": "Type or choose a text", "lens_text": "Type some text", "det_text": "Type a text to score",
+        "ceil_text": "Type a text to measure", "code_text": "Type a text to run the code on",
+        "fill_text": "The text is empty", "fill_pair": "The text is empty", "fill_train": "Type a sentence to mask",
+        "serve_url": "Type the server's URL"}
+# and, by page, the choice that shows its text box (own text, a URL): (widget kind, key, value).
+SOURCES = {"perplexity": ("selectbox", "ppl_source", "own"), "detector": ("selectbox", "det_source", "own"),
+           "ceiling": ("selectbox", "ceil_source", "own"), "serving": ("radio", "serve_source", "url")}
+SIDEBAR_KEYS = ["present", "lang", "model"]  # the default page's link parameters (the sidebar's)
+
+
+def matrix(pages=None, catalogue: dict | None = None) -> dict[str, dict]:
+    """{page's url path: {"path": its script (None for the default page), "texts": its text boxes' keys, "links":
+    its other link parameters}} for every manifest page that has any (`pages`, `catalogue`: the manifest's and
+    the lessons' by default)."""
+    from lab import lessons
+    from lab import pages as manifest
+
+    pages = manifest.PAGES if pages is None else pages
+    catalogue = lessons.catalogue() if catalogue is None else catalogue
+    out = {}
+    for page in pages:
+        specs = catalogue.get(page.slug, {})
+        texts = [k for k, spec in specs.items() if spec["kind"] == "text"]
+        links = SIDEBAR_KEYS if page.default else [k for k, spec in specs.items() if spec["kind"] != "text"]
+        if texts or links:
+            out[page.slug] = {"path": None if page.default else page.script, "texts": texts, "links": links}
+    return out

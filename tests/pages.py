@@ -4,7 +4,6 @@ browser tests' shared server), and the constants the page and browser tests shar
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -38,24 +37,12 @@ def open_page(page: str | None = None, *, timeout: int = 60, state: dict | None 
 LOCAL_SCHEMES = {"data", "blob", "about"}  # URLs made inside the page: no network at all
 
 
-def page_paths(app: Path | str = APP) -> list[str]:
-    """The URL path of every page in app.py's source, each a call of its page(name, icon) helper (or st.Page): ""
-    for the default page, else its file's stem (or url_path)."""
-    paths = []
-    for node in ast.walk(ast.parse(Path(app).read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "page":
-            default = any(k.arg == "default" and ast.literal_eval(k.value) is True for k in node.keywords)
-            paths.append("" if default else ast.literal_eval(node.args[0]))
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Page" \
-                and not isinstance(node.args[0], ast.JoinedStr):  # (the helper's own st.Page(f"...") is no page)
-            kw = {k.arg: k.value for k in node.keywords}
-            if "default" in kw and ast.literal_eval(kw["default"]) is True:
-                paths.append("")
-            elif "url_path" in kw:
-                paths.append(ast.literal_eval(kw["url_path"]))
-            else:
-                paths.append(Path(ast.literal_eval(node.args[0])).stem)
-    return paths
+def page_paths() -> list[str]:
+    """The URL path of every page of the app's navigation, in its order (the page manifest, lab/pages.py, which
+    app.py's navigation reads): "" for the default page, else its url path."""
+    from lab import pages as manifest
+
+    return ["" if p.default else p.slug for p in manifest.PAGES]
 
 
 def outside(urls: list[str], base: str) -> list[str]:

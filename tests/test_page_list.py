@@ -1,6 +1,7 @@
-"""The page list the browser tests walk is app.py's own navigation (read with ast, so a new page joins them by
-itself), and the rule that tells a request that would leave the machine from one to the app's own server
-(tests/test_browser_a11y.py records every request of every page in both languages and presentation mode)."""
+"""The page list the browser tests walk is the app's own navigation (the page manifest, lab/pages.py, which
+app.py's navigation reads, so a new page joins them by itself), and the rule that tells a request that would leave
+the machine from one to the app's own server (tests/test_browser_a11y.py records every request of every page in
+both languages and presentation mode)."""
 
 from pathlib import Path
 
@@ -8,11 +9,11 @@ from tests.pages import APP, outside, page_paths
 from ui.chapters import TITLES
 
 
-def test_the_page_list_is_read_from_app_py():
+def test_the_page_list_is_the_manifest_and_app_py_navigates_it():
     paths = page_paths()
     assert paths[0] == "" and "tokens" in paths and "sampling" in paths and len(paths) == len(set(paths))
     source = Path(APP).read_text(encoding="utf-8")
-    assert len(paths) == source.count("st.Page(") - source.count('st.Page(f"') + source.count('page("')
+    assert "st.navigation(navigation.pages()" in source and "st.Page(" not in source  # no list of its own
     assert len(paths) == len(TITLES)  # every page the home page's map titles
     # every page file is in the navigation (app_pages/home.py is served at /)
     files = (Path(APP).parent / "app_pages").glob("*.py")

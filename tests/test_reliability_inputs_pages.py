@@ -23,55 +23,12 @@ from google.protobuf.json_format import MessageToDict
 from streamlit.testing.v1 import AppTest
 
 from tests import pages
-from tests.bad_inputs import CASES, MARKDOWN_RAW, URL_CASES
+from tests.bad_inputs import ASKS, CASES, MARKDOWN_RAW, SOURCES, URL_CASES, matrix
 
 pytestmark = pytest.mark.slow  # every case in every box of every page: minutes (docs/testing.md)
 
-PAGES = {"tokens": "app_pages/tokens.py", "analogies": "app_pages/analogies.py",
-         "attention": "app_pages/attention.py", "causal": "app_pages/causal_mask.py",
-         "sampling": "app_pages/sampling.py", "perplexity": "app_pages/perplexity.py",
-         "lens": "app_pages/logit_lens.py", "detector": "app_pages/detector.py",
-         "ceiling": "app_pages/ceiling.py", "code": "app_pages/code.py",
-         "fill": "app_pages/fill.py", "serving": "app_pages/serving.py"}
-# page -> its text boxes: (widget kind, key, the page's request when this box is blank, or None)
-FIELDS = {
-    "tokens": [("text_area", "tokens_pt", "Type or paste some Portuguese text"), ("text_area", "tokens_en", None)],
-    "analogies": [("text_input", "an_a", "Type a word in each box"), ("text_input", "an_b", "Type a word in each box"),
-                  ("text_input", "an_c", "Type a word in each box"), ("text_input", "an_expected", None),
-                  ("text_input", "an_word", "Type a word")],
-    "attention": [("text_area", "attn_text", "Type some text")],
-    "causal": [("text_input", "mask_text", "Type a sentence"), ("text_input", "trophy_a", None),
-               ("text_input", "trophy_b", None), ("text_input", "trophy_word", None)],
-    "sampling": [("text_area", "samp_prompt", "Type a prompt")],
-    "perplexity": [("text_area", "ppl_text", "Type or choose a text")],
-    "lens": [("text_area", "lens_text", "Type some text"), ("text_input", "lens_word", None)],
-    "detector": [("text_area", "det_text", "Type a text to score")],
-    "ceiling": [("text_area", "ceil_text", "Type a text to measure")],
-    "code": [("text_area", "code_text", "Type a text to run the code on")],
-    "fill": [("text_area", "fill_text", "The text is empty"), ("text_area", "fill_pair", "The text is empty"),
-             ("text_input", "fill_train", "Type a sentence to mask")],
-    "serving": [("text_input", "serve_url", "Type the server's URL")],
-}
+MATRIX = matrix()  # every page with inputs, from the page manifest and the lessons' catalogue (tests/bad_inputs.py)
 BLANK = ("empty", "whitespace", "newlines only")
-SOURCES = {"perplexity": ("selectbox", "ppl_source", "own"), "detector": ("selectbox", "det_source", "own"),
-           "ceiling": ("selectbox", "ceil_source", "own"), "serving": ("radio", "serve_source", "url")}
-# Numeric and choice parameters a link can carry, per page (every one of them bound through ui/url_state).
-URL_KEYS = {
-    "home": ["present", "lang", "model"],
-    "tokens": ["tokens_sample", "tokens_encoding"],
-    "analogies": ["an_preset", "an_method", "an_exclude", "an_space", "an_mean", "an_k", "an_nk"],
-    "attention": ["attn_layer", "attn_head", "attn_metric"],
-    "causal": ["mask_layer", "mask_head", "trophy_pair", "trophy_encoder"],
-    "sampling": ["samp_temperature", "samp_top_k", "samp_top_p", "samp_seed", "samp_n", "samp_pick",
-                 "samp_compare", "samp_b_temperature", "samp_b_top_k", "samp_b_top_p"],
-    "perplexity": ["ppl_source", "ppl_models", "ppl_stride", "ppl_strip"],
-    "lens": ["lens_position", "lens_new_word"],
-    "detector": ["det_source", "det_observer", "det_buckets", "det_method", "det_threshold", "det_prevalence"],
-    "ceiling": ["ceil_source", "ceil_models", "ceil_n", "ceil_pos"],
-    "code": ["code_layer", "code_head", "code_step"],
-    "fill": ["fill_order", "fill_top", "fill_decoder", "fill_dynamic", "fill_seed", "fill_epoch"],
-    "serving": ["serve_source", "serve_conc", "serve_requests", "serve_tokens", "serve_repeats"],
-}
 NOTICE = ("Ignored from the link", "Ignorado do link")
 UNKNOWN_MODEL = "The link names a model this app does not know"  # the sidebar's own notice for ?model=
 DANGEROUS_TAGS = {"script", "img", "svg", "iframe", "object", "embed", "textarea", "a", "b", "strong", "em",
@@ -143,7 +100,7 @@ def messages(at: AppTest) -> list[str]:
 def open_page(page: str, **params) -> AppTest:
     """The app on `page` (first run on the entry page, as a visitor arrives), from a link with `params`;
     an exception is left for the test to report."""
-    return pages.open_page(None if page == "home" else PAGES[page], timeout=120, check=False, **params)
+    return pages.open_page(MATRIX[page]["path"], timeout=120, check=False, **params)
 
 
 def own_markup(at: AppTest) -> set[str]:
@@ -157,18 +114,26 @@ def own_markup(at: AppTest) -> set[str]:
     return tags
 
 
+def box(at: AppTest, key: str):
+    """The text box `key` (a text area or a text input; KeyError when the page does not show it now)."""
+    try:
+        return at.text_area(key=key)
+    except KeyError:
+        return at.text_input(key=key)
+
+
 def text_values(at: AppTest, page: str) -> dict[str, str]:
     """The page's text boxes as they stand."""
     out = {}
-    for kind, key, _blank in FIELDS[page]:
+    for key in MATRIX[page]["texts"]:
         try:
-            out[key] = getattr(at, kind)(key=key).value
+            out[key] = box(at, key).value
         except KeyError:
             pass
     return out
 
 
-@pytest.mark.parametrize("page", list(FIELDS))
+@pytest.mark.parametrize("page", [p for p, m in MATRIX.items() if m["texts"]])
 def test_every_case_in_every_text_box(course_standins, page):
     at = open_page(page)
     if page in SOURCES:  # their text box shows once "own text" (or "a URL") is chosen
@@ -178,11 +143,12 @@ def test_every_case_in_every_text_box(course_standins, page):
     ours = own_markup(at)
     start = text_values(at, page)
     failures, slowest = [], (0.0, "")
-    for kind, key, blank in FIELDS[page]:
+    for key in MATRIX[page]["texts"]:
+        blank = ASKS.get(key)
         for name, text in CASES:
             before = text_values(at, page)
             t0 = time.perf_counter()
-            getattr(at, kind)(key=key).set_value(as_received(text)).run()
+            box(at, key).set_value(as_received(text)).run()
             took = time.perf_counter() - t0
             slowest = max(slowest, (took, f"{key}/{name}"))
             where = f"{page}.{key} [{name}]"
@@ -195,23 +161,23 @@ def test_every_case_in_every_text_box(course_standins, page):
                 failures.append(f"{where}: other boxes changed: {sorted(changed)}")
             if now.get(key) != as_received(text):
                 failures.append(f"{where}: the box no longer holds what was typed")
-        getattr(at, kind)(key=key).set_value(start[key]).run()  # back to the page's own text: it still works,
+        box(at, key).set_value(start[key]).run()  # back to the page's own text: it still works,
         assert not at.exception, (key, at.exception)  # and boxes hidden meanwhile (a blank sentence hides the
         if text_values(at, page) != start:  # trophy's boxes) are back with their values
             failures.append(f"{page}.{key}: after the matrix the boxes read {text_values(at, page)}, not {start}")
-    print(f"{page}: {sum(len(CASES) for _ in FIELDS[page])} runs, slowest {slowest[1]} {slowest[0]:.1f} s")
+    print(f"{page}: {len(CASES) * len(MATRIX[page]['texts'])} runs, slowest {slowest[1]} {slowest[0]:.1f} s")
     assert not failures, f"{len(failures)} problems:\n" + "\n".join(failures[:40])
 
 
-@pytest.mark.parametrize("page", list(URL_KEYS))
+@pytest.mark.parametrize("page", [p for p, m in MATRIX.items() if m["links"]])
 def test_garbage_link_values_fall_back_with_a_notice(course_standins, page):
     failures = []
     for name, value in URL_CASES:  # every parameter of the page spoiled at once
-        at = open_page(page, **dict.fromkeys(URL_KEYS[page], value))
+        at = open_page(page, **dict.fromkeys(MATRIX[page]["links"], value))
         where = f"{page} [{name}]"
         failures += [f"{where}: {p}" for p in problems(at, own_markup(at))]
         notes = " ".join(m for m in messages(at) if m.startswith(NOTICE))
-        missed = [k for k in URL_KEYS[page] if f"{k}=" not in notes and not (
+        missed = [k for k in MATRIX[page]["links"] if f"{k}=" not in notes and not (
             k == "model" and any(m.startswith(UNKNOWN_MODEL) for m in messages(at)))]
         if value and missed:  # an empty value means "not given"
             failures.append(f"{where}: the notice does not name {missed}: {notes[:300]!r}")

@@ -1,6 +1,7 @@
 """Benchmarks measured side by side: project time / reference time in one run, never a timed test.
 
-Each module listed in MODULES defines `benchmarks() -> list[dict]`, each dict made by `entry()`.
+Each module listed in MODULES (each page's `bench` in lab/pages.py, then its OTHER_BENCH) defines
+`benchmarks() -> list[dict]`, each dict made by `entry()`.
 """
 
 from __future__ import annotations
@@ -9,12 +10,15 @@ import statistics
 import time
 from collections.abc import Callable
 
-# Modules in the order `python -m lab bench` runs them.
-MODULES = ("lab.benchmarks.tokens", "lab.benchmarks.loading", "lab.benchmarks.attention", "lab.benchmarks.sampling",
-           "lab.benchmarks.embeddings", "lab.benchmarks.lens", "lab.benchmarks.perplexity", "lab.benchmarks.detect",
-           "lab.benchmarks.ceiling", "lab.benchmarks.code", "lab.benchmarks.fill", "lab.benchmarks.serving",
-           "lab.benchmarks.hosting", "lab.benchmarks.pages", "lab.benchmarks.fossils",
-           "lab.benchmarks.class_readers", "lab.benchmarks.rooms", "lab.benchmarks.warmup")
+from lab import pages as manifest
+
+
+def __getattr__(name: str):
+    """MODULES: the benchmark modules, in the order `python -m lab bench` runs them, read from the page manifest
+    (lab/pages.py: each page's, in the navigation's order, then those of no one page)."""
+    if name == "MODULES":
+        return manifest.bench_modules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def side_by_side(project: Callable[[], object], reference: Callable[[], object],

@@ -26,8 +26,8 @@ import sys
 import time
 from pathlib import Path
 
-PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling", "fill",
-         "detector", "code", "serving", "ceiling")
+from lab import pages as manifest
+
 SIZES = (1, 30, 60)
 WITHIN_S = 3.0  # the class arrives within this many seconds
 TARGETS = {30: 1.0, 60: 3.0}  # p95 seconds, warm (the issue's targets)
@@ -36,9 +36,17 @@ ROOT = Path(__file__).resolve().parents[2]
 PLAY = ROOT / "bench_pages" / "class_play.py"  # the run itself (Streamlit's protocol lives outside lab/)
 
 
-def play(sizes=SIZES, pages=PAGES, flags: tuple[str, ...] = ()) -> dict:
+def __getattr__(name: str):
+    """PAGES: the pages the class opens, home first (each page's `class_bench` in lab/pages.py)."""
+    if name == "PAGES":
+        return manifest.class_pages()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def play(sizes=SIZES, pages: tuple[str, ...] | None = None, flags: tuple[str, ...] = ()) -> dict:
     """{(page, "cold"|"warm"): {n: summary}}, one fresh server per crowd size (bench_pages/class_play.py, in a
     fresh interpreter: the readers speak Streamlit's protocol with its own classes, which lab never imports)."""
+    pages = manifest.class_pages() if pages is None else pages
     plan = {"sizes": list(sizes), "pages": list(pages), "flags": list(flags), "within": WITHIN_S,
             "timeout": TIMEOUT_S}
     out = subprocess.run([sys.executable, str(PLAY), json.dumps(plan)], capture_output=True, text=True, cwd=ROOT,
@@ -62,7 +70,7 @@ def _ok(by_n: dict) -> bool | None:
 
 def benchmarks() -> list[dict]:
     env = os.environ
-    pages = tuple(p for p in env.get("LAB_CLASS_PAGES", ",".join(PAGES)).split(",") if p)
+    pages = tuple(p for p in env.get("LAB_CLASS_PAGES", ",".join(manifest.class_pages())).split(",") if p)
     sizes = tuple(int(n) for n in env.get("LAB_CLASS_SIZES", ",".join(map(str, SIZES))).split(",") if n)
     flags = tuple(env.get("LAB_CLASS_FLAGS", "").split())
     t0 = time.perf_counter()

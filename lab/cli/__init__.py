@@ -16,28 +16,16 @@ import sys
 import unicodedata
 import warnings
 
+from lab import pages as manifest
 from lab.errors import LabError
 
-# Command modules, in the order `--help` lists them.
-MODULES = (
-    "lab.cli.tokens",
-    "lab.cli.bench",
-    "lab.cli.models",
-    "lab.cli.fossils",
-    "lab.cli.attention",
-    "lab.cli.train",
-    "lab.cli.perplexity",
-    "lab.cli.lens",
-    "lab.cli.embeddings",
-    "lab.cli.sampling",
-    "lab.cli.detect",
-    "lab.cli.ceiling",
-    "lab.cli.trace",
-    "lab.cli.fill",
-    "lab.cli.serve",
-    "lab.cli.replicas",
-    "lab.cli.lessons",
-)
+
+def __getattr__(name: str):
+    """MODULES: the command modules, in the order `--help` lists them, read from the page manifest (lab/pages.py:
+    each page's, in the navigation's order, then the commands of no one page)."""
+    if name == "MODULES":
+        return manifest.cli_modules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class CliError(Exception):
@@ -125,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The full parser, every command module registered."""
     parser = _Parser(prog="python -m lab", description="The course lab, from the shell.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in MODULES:
+    for name in manifest.cli_modules():
         importlib.import_module(name).register(sub)
     return parser
 
