@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WORKERS ?= 2
 
-.PHONY: run test check lint bench mutants
+.PHONY: run test check lint bench mutants image space
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,13 @@ test: $(VENV)/.installed-dev $(A11Y)
 check: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(ONE_THREAD) $(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS)) -m "not browser and not slow"
+
+# The hosted demo's image, from nothing on a machine with podman and Debian's packages (docs/hosting.md, "The
+# container"): a local Debian base, the host's CPU torch wheel, deploy/Dockerfile. A Space's folder, checked.
+image:
+	deploy/build-image.sh
+space: $(VENV)/.installed
+	$(PY) -m lab.space build/space
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m lab bench --json

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Builds the explorer's image from nothing on a machine with podman and Debian's packages but no registry:
 # the base (deploy/base-image.sh), the CPU torch wheel (the host's pip, into deploy/wheelhouse/), the image.
-#   deploy/build-image.sh [TAG] [PORT] [CONTEXT]     # make image: gpt2-explorer:latest, 8501, the repository
+#   deploy/build-image.sh [TAG] [PORT] [CONTEXT]     # make image: gpt2-explorer:latest, the repository
+# PORT empty: the Dockerfile's own default (8501; 7860 in a Space's folder). CONTEXT's Dockerfile is CONTEXT/Dockerfile
+# where there is one (a Space's folder, lab/space.py), else CONTEXT/deploy/Dockerfile.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/podman/env.sh"
-tag="${1:-gpt2-explorer:latest}"; port="${2:-8501}"; context="${3:-$here/..}"
+tag="${1:-gpt2-explorer:latest}"; port="${2:-}"; context="${3:-$here/..}"
+dockerfile="$context/Dockerfile"; [ -f "$dockerfile" ] || dockerfile="$context/deploy/Dockerfile"
+port_arg=(); [ -n "$port" ] && port_arg=(--build-arg "PORT=$port")
 start=$(date +%s)
 "$here/base-image.sh"
 wheels="$context/deploy/wheelhouse"
@@ -27,7 +31,8 @@ secret=()
 for ca in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt; do
   [ -s "$ca" ] && { secret=(--secret "id=ca_bundle,src=$ca"); break; }
 done
-podman build --quiet --format docker "${secret[@]}" --build-arg PORT="$port" \
-  --build-arg TORCH_INDEX_URL="${TORCH_INDEX_URL:-}" -f "$context/deploy/Dockerfile" -t "$tag" "$context" >/dev/null
+podman build --quiet --format docker "${secret[@]}" "${port_arg[@]}" \
+  --build-arg TORCH_INDEX_URL="${TORCH_INDEX_URL:-}" -f "$dockerfile" -t "$tag" "$context" >/dev/null
 size=$(podman image inspect "$tag" --format '{{.Size}}')
-echo "image $tag (port $port): built in $(( $(date +%s) - start )) s, $(( size / 1000000 )) MB"
+served=$(podman image inspect "$tag" --format '{{range .Config.Env}}{{println .}}{{end}}' | sed -n 's/^PORT=//p')
+echo "image $tag (port $served): built in $(( $(date +%s) - start )) s, $(( size / 1000000 )) MB"

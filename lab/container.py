@@ -24,6 +24,16 @@ MIB = 1024 * 1024
 MIN_MEMORY_MIB = 1024
 MEMORY_FILES = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
+CONTAINERS_CONF = Path(__file__).resolve().parents[1] / "deploy" / "podman" / "containers.conf"
+
+
+def podman_env() -> dict[str, str]:
+    """The environment for podman: deploy/podman/containers.conf on a machine without systemd, as root (the
+    project's CI and sandboxes), unless CONTAINERS_CONF is set; elsewhere podman keeps its own configuration."""
+    out = dict(os.environ)
+    if "CONTAINERS_CONF" not in out and os.getuid() == 0 and not Path("/run/systemd/system").is_dir():
+        out["CONTAINERS_CONF"] = str(CONTAINERS_CONF)
+    return out
 
 
 def course_models() -> list[str]:

@@ -34,13 +34,14 @@ def require_podman() -> None:
         pytest.skip(why)
 
 
-def built(tag: str, port: int, context: Path = ROOT) -> str:
-    """`tag` built from `context` by deploy/build-image.sh (once per run and tag; cached layers after)."""
+def built(tag: str, context: Path = ROOT) -> str:
+    """`tag` built from `context` by deploy/build-image.sh (once per run and tag; cached layers after), at the
+    port its Dockerfile names."""
     require_podman()
     if tag not in _built:
         with open("/tmp/lab-image-build.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            _built[tag] = podman_.build(tag, port, context)
+            _built[tag] = podman_.build(tag, None, context)
     return tag
 
 
@@ -97,6 +98,31 @@ def _link_or_copy(src, dst):
         shutil.copy2(src, dst)
 
 
+def visit(page, url: str, tries: int = 3) -> None:
+    """Open `url` and wait for its run to end, trying again when the load fails: Chromium aborts requests in flight
+    with ERR_NETWORK_CHANGED when the host's network changes (podman adds or removes a veth for each container it
+    starts or stops). A page that fails every try fails the test, with each try's failed requests."""
+    failed: list[str] = []
+
+    def listener(request):
+        failed.append(f"{request.url} ({request.failure})")
+
+    page.on("requestfailed", listener)
+    try:
+        for attempt in range(1, tries + 1):
+            try:
+                page.goto(url)
+                page.wait_for_selector("h1", timeout=40_000)
+                wait_idle(page, 120_000)
+                return
+            except Exception as e:
+                if attempt == tries:
+                    raise AssertionError(f"{url} did not load in {tries} tries; failed requests: {failed}") from e
+                podman_.settle()
+    finally:
+        page.remove_listener("requestfailed", listener)
+
+
 def page_problems(page, url: str, modes: dict[str, str] = MODES) -> list[str]:
     """Every page of the navigation in every mode, and each shipped lesson's first step, through `url`: one line
     per page that shows an exception or no page, and one per request that would leave the machine."""
@@ -107,9 +133,7 @@ def page_problems(page, url: str, modes: dict[str, str] = MODES) -> list[str]:
     visits = [(path, mode, query) for path in page_paths() for mode, query in modes.items()]
     visits += [("", "lesson", f"lesson={name}&step=1&lang=pt") for name in lessons.shipped()]
     for path, mode, query in visits:
-        page.goto(f"{url}/{path}?{query}")
-        page.wait_for_selector("h1", timeout=120_000)
-        wait_idle(page, 120_000)
+        visit(page, f"{url}/{path}?{query}")
         where = f"/{path}?{query} ({mode})"
         if page.locator('[data-testid="stException"]').count():
             problems.append(f"{where}: {page.locator('[data-testid=stException]').first.inner_text()[:300]}")

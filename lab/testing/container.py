@@ -9,32 +9,26 @@ a machine without systemd come from deploy/podman/containers.conf, as the deploy
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from lab.container import podman_env
 from lab.testing.browser import ROOT, ServerURL, free_port, served
 
 IMAGE = "gpt2-explorer:latest"
 BUILD = ROOT / "deploy" / "build-image.sh"
-CONF = ROOT / "deploy" / "podman" / "containers.conf"
 # Hugging Face's free CPU tier for a Space: 2 vCPU, 16 GB (docs/hosting.md).
 FREE_TIER = {"cpus": 2, "memory": "16g"}
 # As a Space runs it: uid 1000, nothing written outside the cache and temp directories.
 READ_ONLY = ("--read-only", "--tmpfs", "/tmp:rw,mode=1777", "--tmpfs", "/home/app/.cache:rw,mode=1777")
 
 
-def env() -> dict[str, str]:
-    """The environment podman runs in: deploy/podman/containers.conf where the deploy scripts would use it."""
-    out = dict(os.environ)
-    if "CONTAINERS_CONF" not in out and os.getuid() == 0 and not Path("/run/systemd/system").is_dir():
-        out["CONTAINERS_CONF"] = str(CONF)
-    return out
-
+env = podman_env  # deploy/podman/containers.conf where the deploy scripts would use it
 
 def missing() -> str | None:
     """Why no container can run here, or None when podman can."""
@@ -49,9 +43,10 @@ def podman(*args: str, check: bool = True, timeout: float = 120) -> subprocess.C
                           timeout=timeout)
 
 
-def build(tag: str = IMAGE, port: int = 8501, context: Path = ROOT) -> str:
-    """deploy/build-image.sh: the base, the torch wheel, the image (layers cached). Its last line: time and size."""
-    out = subprocess.run([str(BUILD), tag, str(port), str(context)], capture_output=True, text=True, env=env(),
+def build(tag: str = IMAGE, port: int | None = None, context: Path = ROOT) -> str:
+    """deploy/build-image.sh: the base, the torch wheel, the image (layers cached; `port` None: the Dockerfile's
+    default). Its last line: the port, time and size."""
+    out = subprocess.run([str(BUILD), tag, str(port or ""), str(context)], capture_output=True, text=True, env=env(),
                          timeout=3600)
     if out.returncode != 0:
         raise RuntimeError(f"building {tag} failed:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}")
@@ -70,6 +65,23 @@ def run_command(image: str, port: int, name: str, *, inside: int = 8501, cpus: f
     return [*cmd, image]
 
 
+def tentative() -> int:
+    """How many of the host's IPv6 addresses are still tentative (duplicate address detection running)."""
+    try:
+        lines = Path("/proc/net/if_inet6").read_text().splitlines()
+    except OSError:
+        return 0
+    return sum(int(line.split()[4], 16) & 0x40 != 0 for line in lines)  # IFA_F_TENTATIVE
+
+
+def settle(timeout: float = 10) -> None:
+    """Wait until the host's network stops changing after podman added a container's veth (its IPv6 address
+    settles a second or two later): Chromium aborts requests in flight with ERR_NETWORK_CHANGED until then."""
+    deadline = time.monotonic() + timeout
+    while tentative() and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 @contextmanager
 def container(image: str = IMAGE, *, inside: int = 8501, timeout: float = 180, **options) -> Iterator[ServerURL]:
     """A fresh container of `image` serving on a free loopback port; yields its URL (with .name, .proc, .log());
@@ -79,6 +91,7 @@ def container(image: str = IMAGE, *, inside: int = 8501, timeout: float = 180, *
     try:
         with served(cmd, port, timeout, env=env()) as url:
             url.name = name
+            settle()
             yield url
     finally:
         podman("rm", "--force", "--time", "0", name, check=False)

@@ -1,0 +1,133 @@
+"""A folder that is a complete Hugging Face Docker Space of the explorer, ready to push (issue 49).
+
+    python -m lab.space build/space        # make space: writes the folder, then checks it
+
+What a Docker Space needs (Hugging Face's documentation): a README.md whose YAML front matter says `sdk: docker`
+and the port the app serves (`app_port`, 7860 by default), a Dockerfile at the root, and everything it copies.
+The folder holds deploy/Dockerfile with PORT 7860, the app, the lessons, the course models (through Git LFS: the
+Hub refuses plain files over 10 MB) and the training records the pages read. The CPU torch wheel is not pushed:
+the Space's variable TORCH_INDEX_URL reaches the build as a build argument (docs/hosting.md, "A Space").
+
+`check(folder)` returns one line per problem: the front matter parses, names `sdk: docker`, and its `app_port` is
+the port the Dockerfile serves; every course model and file the image copies is there. The image built from the
+folder is run and opened in tests/test_container_space.py.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import yaml
+
+from lab.container import model_problems
+
+ROOT = Path(__file__).resolve().parents[1]
+PORT = 7860  # a Docker Space's default app_port
+FILES = ("app.py", "requirements.txt")
+FOLDERS = (".streamlit", "app_pages", "assets", "lab", "lessons", "models", "ui", "viz")
+RECORDS = "docs/course-models-run"  # the fill and fossils pages read the course models' training records
+FRONT = {"title": "GPT-1 and GPT-2, taken apart", "emoji": "🔬", "colorFrom": "blue", "colorTo": "gray",
+         "sdk": "docker", "app_port": PORT, "pinned": False,
+         "short_description": "See what the course explains, page by page"}
+LFS = ("*.safetensors", "*.npy", "*.bin", "*.whl")
+BODY = """
+# GPT-1 and GPT-2, taken apart: the explorer
+
+One page per chapter of the course: tokens, embeddings, attention, layer by layer, scale and perplexity, sampling,
+encoders, the detector, code, serving. It runs on the course's own small models, shipped in this Space; nothing is
+downloaded when a page runs. Every page shows the `python -m lab` command that prints its numbers on your machine.
+
+Built from the project's `deploy/Dockerfile` (port 7860, uid 1000, offline models). Set the Space variable
+`TORCH_INDEX_URL` to PyTorch's CPU wheel index (PyTorch's installation page: Linux, Pip, CPU) so the build
+installs the CPU build of torch; Hugging Face passes a Space's variables to a Docker build as build arguments.
+"""
+
+
+def readme() -> str:
+    return "---\n" + yaml.safe_dump(FRONT, sort_keys=False, allow_unicode=True) + "---\n" + BODY
+
+
+def dockerfile() -> str:
+    """deploy/Dockerfile with the Space's port as its default."""
+    text = (ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8")
+    return re.sub(r"^ARG PORT=\d+$", f"ARG PORT={PORT}", text, count=1, flags=re.M)
+
+
+def _link_or_copy(src, dst):
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def write(dest: Path) -> Path:
+    """The Space's folder at `dest` (replaced if there)."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for name in FILES:
+        shutil.copy2(ROOT / name, dest / name)
+    for name in FOLDERS:
+        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (dest / RECORDS).mkdir(parents=True)
+    for record in (ROOT / RECORDS).glob("*.json"):
+        shutil.copy2(record, dest / RECORDS / record.name)
+    wheels = dest / "deploy" / "wheelhouse"
+    wheels.mkdir(parents=True)
+    for wheel in (ROOT / "deploy" / "wheelhouse").iterdir():  # README, and a local wheel for a build here
+        _link_or_copy(wheel, wheels / wheel.name)
+    (dest / "Dockerfile").write_text(dockerfile(), encoding="utf-8")
+    shutil.copy2(ROOT / "deploy" / "Dockerfile.dockerignore", dest / ".dockerignore")
+    (dest / "README.md").write_text(readme(), encoding="utf-8")
+    (dest / ".gitattributes").write_text("".join(f"{p} filter=lfs diff=lfs merge=lfs -text\n" for p in LFS))
+    (dest / ".gitignore").write_text("deploy/wheelhouse/*.whl\n__pycache__/\n")
+    return dest
+
+
+def front_matter(text: str) -> dict:
+    """The README's YAML front matter (ValueError when it has none or it does not parse to a mapping)."""
+    match = re.match(r"---\n(.*?)\n---\n", text, flags=re.S)
+    if not match:
+        raise ValueError("README.md does not start with YAML front matter between --- lines")
+    data = yaml.safe_load(match.group(1))
+    if not isinstance(data, dict):
+        raise ValueError("README.md's front matter is not a mapping")
+    return data
+
+
+def check(folder: Path) -> list[str]:
+    """One line per reason the folder is not a Docker Space serving the explorer."""
+    try:
+        meta = front_matter((folder / "README.md").read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError) as e:
+        return [f"README.md: {e}"]
+    problems = [] if meta.get("sdk") == "docker" else [f"README.md: sdk is {meta.get('sdk')!r}, not 'docker'"]
+    served = re.search(r"^ARG PORT=(\d+)$", (folder / "Dockerfile").read_text(encoding="utf-8"), flags=re.M)
+    if not served or int(served.group(1)) != meta.get("app_port", PORT):
+        problems.append(f"README.md: app_port {meta.get('app_port', PORT)} is not the port the Dockerfile serves "
+                        f"({served.group(1) if served else 'none'})")
+    problems += [f"missing {name}" for name in (*FILES, *FOLDERS, RECORDS) if not (folder / name).exists()]
+    return problems + model_problems(folder / "models")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m lab.space FOLDER", file=sys.stderr)
+        return 2
+    folder = write(Path(args[0]))
+    problems = check(folder)
+    for line in problems:
+        print(f"lab.space: {line}", file=sys.stderr)
+    if not problems:
+        size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and f.suffix != ".whl")
+        print(f"lab.space: {folder} is a Docker Space (sdk: docker, app_port {PORT}), {size / 1e6:.0f} MB to push")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
