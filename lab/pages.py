@@ -89,7 +89,8 @@ OTHER_CLI = ("lab.cli.bench", "lab.cli.models", "lab.cli.train", "lab.cli.replic
 # Benchmarks of no one page: model loading, the hosted demo, the two slow pages in Chromium, a class on one
 # link, a room, the first visit after a start.
 OTHER_BENCH = ("lab.benchmarks.loading", "lab.benchmarks.hosting", "lab.benchmarks.pages",
-               "lab.benchmarks.class_readers", "lab.benchmarks.rooms", "lab.benchmarks.warmup")
+               "lab.benchmarks.class_readers", "lab.benchmarks.container", "lab.benchmarks.rooms",
+               "lab.benchmarks.warmup")
 
 
 def slugs() -> tuple[str, ...]:
