@@ -46,6 +46,7 @@ class Reading:
     session_events: tuple[str, ...] = ()  # e.g. "script_changed_on_disk" (the file watcher speaking)
     script_run_id: str = ""
     texts: tuple[str, ...] = ()  # the markdown bodies the run drew (st.write / st.markdown / st.caption)
+    received: int = 0  # bytes of ForwardMsgs the reader received until its run finished (the page's payload)
 
 
 def _rerun_message(page: str, query: str, url: str) -> bytes:
@@ -97,7 +98,7 @@ async def read_async(url: str, page: str = "", query: str = "", timeout: float =
     from ui.streamlit_internals import ForwardMsg
 
     ws_url = url.replace("http", "ws", 1).rstrip("/") + "/_stcore/stream"
-    seen = {"deltas": 0, "exceptions": 0, "run_id": "", "events": [], "texts": []}
+    seen = {"deltas": 0, "exceptions": 0, "run_id": "", "events": [], "texts": [], "bytes": 0}
     status, t0 = "timeout", time.perf_counter()
     page_url = f"{url.rstrip('/')}/{page}" + (f"?{query}" if query else "")
     try:
@@ -105,6 +106,7 @@ async def read_async(url: str, page: str = "", query: str = "", timeout: float =
                                                      open_timeout=timeout, ping_interval=None) as ws:
             await ws.send(_rerun_message(page, query, page_url))
             async for data in ws:
+                seen["bytes"] += len(data)
                 fwd = ForwardMsg()
                 fwd.ParseFromString(data)
                 got = _record(fwd, seen)
@@ -120,7 +122,7 @@ async def read_async(url: str, page: str = "", query: str = "", timeout: float =
     except Exception as e:  # noqa: BLE001  (a dropped connection is a result here, not a crash)
         seconds, status = time.perf_counter() - t0, f"closed: {type(e).__name__}: {e}"[:200]
     return Reading(page, seconds, status == FINISHED, status, seen["exceptions"], seen["deltas"],
-                   tuple(seen["events"]), seen["run_id"], tuple(seen["texts"]))
+                   tuple(seen["events"]), seen["run_id"], tuple(seen["texts"]), seen["bytes"])
 
 
 async def _listen(ws, seconds: float, seen: dict) -> None:
