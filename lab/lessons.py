@@ -24,8 +24,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lab import link_codec
 from lab import pages as manifest
 from lab.errors import LabError
+from lab.link_codec import LinkValueError
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS_DIR = ROOT / "lessons"
@@ -90,55 +92,65 @@ def catalogue() -> dict:
 
 def link_text(value) -> str | None:
     """A lesson value as a link writes it (True -> "true", [a, b] -> "a,b"); None for what no link carries."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float | str):
-        return str(value)
-    if isinstance(value, list) and all(isinstance(v, int | float | str) and not isinstance(v, bool) for v in value):
-        return ",".join(map(str, value))
-    return None
+    return link_codec.to_link(value)
 
 
 def _formatted(value, spec: dict) -> str | None:
-    """A checked value as its page's link writes it (a real 0.0 as "0", as ui/url_codecs.real does)."""
-    if spec.get("kind") == "real":
-        return format(float(value), ".10g")
-    if spec.get("kind") == "integer":
-        return str(int(value))
-    return link_text(value)
+    """A value as its page's link writes it: the input's own codec reads the file's value and writes it back
+    (a real 0.0 as "0", a whole 2.0 as "2", on as "true")."""
+    written = link_codec.to_link(value, spec.get("kind", ""))
+    if written is None or "kind" not in spec:
+        return written
+    codec = link_codec.from_spec(spec)
+    try:
+        return codec.format(codec.parse(written))
+    except LinkValueError:  # not a checked value: as the file gives it
+        return written
 
 
-def link_params(step: Step, short: bool = False) -> dict[str, str]:
+def link_params(step: Step, short: bool = False, inputs: dict | None = None) -> dict[str, str]:
     """The step's inputs as query parameters, written as the page writes them; `short`: without the values equal
-    to their default (the page leaves those out of its link too)."""
-    specs = catalogue().get(step.page, {})
+    to their default (the page leaves those out of its link too). `inputs`: the catalogue (the shipped one)."""
+    specs = (catalogue() if inputs is None else inputs).get(step.page, {})
     params = {k: _formatted(v, specs.get(k, {})) for k, v in step.inputs.items()}
     return {k: v for k, v in params.items() if not (short and v == specs.get(k, {}).get("default"))}
 
 
+# What a lesson file must write for each kind, beyond what its link text says: text in quotes, numbers unquoted.
+_FILE_TYPES = {"text": (str, "must be text (in quotes)"), "integer": (int | float, "must be a whole number"),
+               "real": (int | float, "must be a number")}
+
+
 def _value_problem(value, spec: dict) -> str | None:
-    """Why `value` cannot be this input's, in English; None when it can."""
+    """Why `value` cannot be this input's, in English; None when it can. The value is read by the input's own
+    codec (lab.link_codec: the one its page reads a link with), from the link text the lesson writes for it."""
     kind = spec["kind"]
-    if kind == "boolean":
-        return None if isinstance(value, bool) else "must be true or false"
-    if kind == "text":
-        if not isinstance(value, str):
-            return "must be text (in quotes)"
-        return None if len(value) <= spec["max"] else f"is {len(value)} characters; a link carries {spec['max']}"
-    if kind in ("choice", "choices"):
-        picked = value if kind == "choices" and isinstance(value, list) else [value]
-        bad = [v for v in picked if isinstance(v, bool) or link_text(v) not in spec["options"]]
-        shown = ", ".join(spec["options"][:12]) + (", ..." if len(spec["options"]) > 12 else "")
-        return f"{bad[0]!r} is not one of: {shown}" if bad else None
-    number = isinstance(value, int | float) and not isinstance(value, bool)
-    if kind == "integer" and not (number and float(value).is_integer()):
-        return "must be a whole number"
-    if kind == "real" and not number:
-        return "must be a number"
-    if not spec["lo"] <= value <= spec["hi"]:
-        return f"{value} is outside {spec['lo']}..{spec['hi']}"
-    if kind == "real" and 0 < abs(value) < spec["least"]:
-        return f"{value} is too close to 0 (at least {spec['least']})"
+    wanted, words = _FILE_TYPES.get(kind, (object, ""))
+    if not isinstance(value, wanted) or (kind in ("integer", "real") and isinstance(value, bool)):
+        return words
+    if kind in ("choice", "choices"):  # each item on its own, so that the words name the one that is not an option
+        one = link_codec.choice(spec["options"])
+        for item in value if kind == "choices" and isinstance(value, list) else [value]:
+            if _codec_problem(one, item, kind, spec):
+                shown = ", ".join(spec["options"][:12]) + (", ..." if len(spec["options"]) > 12 else "")
+                return f"{item!r} is not one of: {shown}"
+        return None
+    return _codec_problem(link_codec.from_spec(spec), value, kind, spec)
+
+
+def _codec_problem(codec: link_codec.Codec, value, kind: str, spec: dict) -> str | None:
+    """What `codec` says of the link text of `value`, in the lesson's English words; None when it takes it."""
+    try:
+        written = link_codec.to_link(value, kind)
+        if written is None:  # None, a mapping, a list where one value goes: no link carries it
+            raise link_codec.refused("not_boolean" if kind == "boolean" else "unknown_choice")
+        codec.parse(written)
+    except LinkValueError as e:
+        words = {"not_boolean": "must be true or false", "not_integer": "must be a whole number",
+                 "not_number": "must be a number", "unknown_choice": "is not one of the options",
+                 "too_long": f"is {e.details.get('length')} characters; a link carries {e.details.get('max')}",
+                 "near_zero": f"{value} is too close to 0 (at least {spec.get('least')})"}
+        return words.get(e.reason, f"{value} is outside {spec.get('lo')}..{spec.get('hi')}")  # and not finite
     return None
 
 
@@ -261,20 +273,9 @@ def named(name: str) -> Lesson:
 
 # Making a lesson in the app: a view recorded as a step, the draft written as a file (ui/lesson_maker.py draws).
 def typed(text: str, spec: dict):
-    """A link's value (text) as a lesson file writes this input (its kind): 3, 0.7, true, [a, b] or text."""
-    kind = spec.get("kind")
-    try:
-        if kind == "integer":
-            return int(text)
-        if kind == "real":
-            return float(text)
-    except ValueError:
-        return text  # parse() names it
-    if kind == "boolean":
-        return {"true": True, "false": False}.get(text.lower(), text)
-    if kind == "choices":
-        return [v for v in text.split(",") if v]
-    return text
+    """A link's value (text) as a lesson file writes this input (its kind): 3, 0.7, true, [a, b] or text, read by
+    the rules links are read with (lab.link_codec; text a kind cannot read stays text, for parse() to name)."""
+    return link_codec.from_link(text, spec.get("kind", ""))
 
 
 def step_data(page: str, params: dict[str, str], note: dict) -> dict:
@@ -314,7 +315,14 @@ def from_bytes(raw: bytes, name: str, file_name: str | None = None) -> Lesson:
 
 
 def dumps(lesson: Lesson) -> str:
-    """A checked lesson as a YAML file (UTF-8 text: accents as they are), readable by loads()."""
+    """A checked lesson as a YAML file (UTF-8 text: accents as they are), readable by loads() as it was: a text
+    holding U+0085 (NEL) is written double-quoted, where it is escaped (PyYAML writes it raw in single quotes,
+    and reads it back as a line break: found by tests/test_link_codec.py)."""
     import yaml
 
-    return yaml.safe_dump(data(lesson), allow_unicode=True, sort_keys=False, width=100)
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    Dumper.add_representer(str, lambda d, s: d.represent_scalar("tag:yaml.org,2002:str", s,
+                                                                  style='"' if "\x85" in s else None))
+    return yaml.dump(data(lesson), Dumper=Dumper, allow_unicode=True, sort_keys=False, width=100)

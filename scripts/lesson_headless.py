@@ -24,6 +24,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from lab import lessons  # noqa: E402
+from lab.link_codec import describe  # noqa: E402
 
 APP = str(ROOT / "app.py")
 TIMEOUT = 600
@@ -31,25 +32,6 @@ TIMEOUT = 600
 # windows of a long text (attn_start, lens_start) are left out: their range is the text's, not the page's.
 EXTRA: list[tuple[str, dict]] = [("perplexity", {"ppl_source": "own"}), ("detector", {"det_source": "own"}),
                                  ("ceiling", {"ceil_source": "own"}), ("serving", {"serve_source": "url"})]
-
-
-def describe(codec, default) -> dict:
-    """A codec as the catalogue keeps it: its kind, range or options and default (link text; a text's default is
-    the UI language's, so none is kept)."""
-    if codec.kind == "text":
-        return {"kind": "text", "max": codec.shape[0]}
-    return _shape(codec) | {"default": codec.format(default)}
-
-
-def _shape(codec) -> dict:
-    shape = codec.shape
-    if codec.kind in ("choice", "choices"):
-        return {"kind": codec.kind, "options": list(shape)}
-    if codec.kind == "integer":
-        return {"kind": "integer", "lo": shape[0], "hi": shape[1]}
-    if codec.kind == "real":
-        return {"kind": "real", "lo": shape[0], "hi": shape[1], "least": shape[2]}
-    return {"kind": codec.kind}
 
 
 def merge(old: dict | None, new: dict) -> dict:

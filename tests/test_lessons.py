@@ -197,7 +197,7 @@ BAD = [  # one lesson (parsed YAML, or text) per problem lab.lessons can name
     {"title": NOTE, "steps": [{"page": "attention", "inputs": {"attn_text": "x" * 99_999}, "note": NOTE}]},
     {"title": NOTE, "steps": [{"page": "sampling", "inputs": {"samp_temperature": "hot"}, "note": NOTE}]},
     {"title": NOTE, "steps": [{"page": "sampling", "inputs": {"samp_temperature": 1e-9}, "note": NOTE}]},
-    {"title": NOTE, "steps": [{"page": "fill", "inputs": {"fill_dynamic": "yes"}, "note": NOTE}]},
+    {"title": NOTE, "steps": [{"page": "fill", "inputs": {"fill_dynamic": "maybe"}, "note": NOTE}]},  # "yes": on
     {"title": NOTE, "steps": [{"page": "attention", "note": NOTE, "view": "nope"}]},
     "title: [a, b\nsteps: x: y", "x" * 300_000,
 ]

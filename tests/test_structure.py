@@ -157,3 +157,45 @@ def test_streamlits_private_parts_are_imported_through_one_door():
             if isinstance(n, ast.ImportFrom) and n.module == "streamlit":
                 found += [f"{path}: streamlit.{a.name}" for a in n.names if a.name not in ("config",)]
     assert not found, found
+
+
+def _constant(node) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _is_state(node) -> bool:
+    """st.session_state or st.query_params (or any x.session_state / x.query_params)."""
+    return isinstance(node, ast.Attribute) and node.attr in ("session_state", "query_params")
+
+
+def _names_the_model_key(n) -> bool:
+    """The literal "model" as a session key, a query parameter, url_state.put's parameter or a widget's key."""
+    if isinstance(n, ast.Subscript) and _is_state(n.value):
+        return _constant(n.slice) == "model"
+    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.args and (
+            (n.func.attr in ("get", "pop", "setdefault", "get_all") and _is_state(n.func.value))
+            or n.func.attr == "put"):
+        return _constant(n.args[0]) == "model"
+    return isinstance(n, ast.keyword) and n.arg == "key" and _constant(n.value) == "model"
+
+
+def test_only_url_state_names_its_session_keys_and_the_model_has_one_key():
+    """Issue 51: what other modules did to ui/url_state.py's private session keys (an input's `{key}_saved` copy,
+    its bookkeeping STATE and DEFAULTS) goes through its public functions (forget, cap, arrive_again), and the
+    sidebar's model is MODEL_KEY (ui/model_loader.py) everywhere, never the literal "model"."""
+    app = [("app.py", ast.parse((ROOT / "app.py").read_text(encoding="utf-8")))]
+    found = []
+    for path, tree in [*sources("ui", "app_pages", "viz", "lab", "scripts", "bench_pages"), *app]:
+        if path == "ui/url_state.py":
+            continue
+        for n in ast.walk(tree):
+            text = _constant(n)
+            if text is not None and (text.endswith("_saved") or text in ("_url_state", "_url_defaults")):
+                found.append(f"{path}:{n.lineno} {text!r}")
+            if isinstance(n, ast.Attribute) and n.attr in ("STATE", "DEFAULTS") and getattr(n.value, "id", "") == \
+                    "url_state" or isinstance(n, ast.ImportFrom) and n.module == "ui.url_state" and \
+                    {a.name for a in n.names} & {"STATE", "DEFAULTS", "_saved"}:
+                found.append(f"{path}:{n.lineno} url_state's STATE or DEFAULTS")
+            if path != "ui/model_loader.py" and path.startswith(("ui/", "app")) and _names_the_model_key(n):
+                found.append(f"{path}:{getattr(n, 'lineno', '?')} the literal \"model\" (MODEL_KEY)")
+    assert not found, found

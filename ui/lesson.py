@@ -25,6 +25,7 @@ from lab import lessons
 from lab.models import DEFAULT_OFFLINE
 from ui import messages, presentation, rooms, url_state
 from ui.i18n import lang, t
+from ui.model_loader import MODEL_KEY
 
 KEY = "_lesson"  # session: {"name", "shown": the step applied in this session (None: apply again)}
 NOTES = "lesson_notes"  # the "presenter notes" toggle
@@ -103,11 +104,9 @@ def _apply(lesson: lessons.Lesson, k: int, here: str) -> None:
     """Show step k: the page's inputs back to their defaults, the step's in the URL, its page opened."""
     step = lesson.steps[k - 1]
     for key in lessons.catalogue().get(step.page, {}):
-        st.session_state.pop(key, None)
-        st.session_state.pop(f"{key}_saved", None)
-    if url_state.STATE in st.session_state:
-        st.session_state[url_state.STATE]["page"] = None  # the page is arrived at again: the URL's values win
-    st.session_state["model"] = lesson.model or DEFAULT_OFFLINE
+        url_state.forget(key)
+    url_state.arrive_again()  # the page is arrived at again: the URL's values win
+    st.session_state[MODEL_KEY] = lesson.model or DEFAULT_OFFLINE
     st.session_state[KEY] = {"name": lesson.name, "shown": k}
     params = step_params(lesson, k)
     if here != step.page:

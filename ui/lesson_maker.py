@@ -18,6 +18,7 @@ import streamlit as st
 from lab import lessons
 from ui import messages
 from ui.i18n import lang, t
+from ui.model_loader import MODEL_KEY
 from viz.format import markdown_literal
 
 # Streamlit's uploader writes its own words in English ("Upload", "200MB per file"): in Portuguese a script puts the
@@ -48,7 +49,7 @@ _kept_lock = threading.Lock()
 
 def _draft() -> dict:
     if DRAFT not in st.session_state:
-        st.session_state[DRAFT] = {"title": dict(DEFAULT_TITLE), "model": st.session_state.get("model"), "steps": []}
+        st.session_state[DRAFT] = {"title": dict(DEFAULT_TITLE), "model": st.session_state.get(MODEL_KEY), "steps": []}
         _keep(st.session_state[DRAFT])
     return st.session_state[DRAFT]
 

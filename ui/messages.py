@@ -1,6 +1,6 @@
 """Every error a page shows, in the reader's language: one table from (error class, reason code) to words.
 
-Lab errors (lab.errors.LabError) and a link's unusable values (ui.url_codecs.LinkValueError) carry a
+Lab errors (lab.errors.LabError) and a link's unusable values (lab.link_codec.LinkValueError) carry a
 reason code and the details their message needs. `text(e)` looks the pair up, walking the error's
 classes (ModelNotOffered is a ModelUnavailable; LabError's "too_long" covers every module's), then their "*"
 entries (a class's "*" covers its other reasons), and writes

@@ -11,6 +11,7 @@ from lab.models import hub, registry
 from lab.models.budget import APP_BASELINE_MB, BUDGET_ENV, MIN_BUDGET_MB, budget, budget_bytes, models_that_fit
 from ui import limits, url_state
 from ui.i18n import LANGUAGES, lang, model_label, size, t
+from ui.model_loader import MODEL_KEY
 from viz.format import number
 
 
@@ -49,10 +50,10 @@ def option_labels() -> dict[str, str]:
 
 
 def model_picker() -> None:
-    """The model every model page uses: st.session_state["model"], mirrored in ?model=."""
+    """The model every model page uses: st.session_state[MODEL_KEY], mirrored in ?model=."""
     names = limits.offered(registry.REGISTRY)  # every model, unless this is the hosted demo
-    wanted = st.session_state.get("model") or st.query_params.get("model") or models.DEFAULT_OFFLINE
-    url_model = st.query_params.get("model")
+    wanted = st.session_state.get(MODEL_KEY) or st.query_params.get(MODEL_KEY) or models.DEFAULT_OFFLINE
+    url_model = st.query_params.get(MODEL_KEY)
     if url_state.history_entry() and url_model in names:
         wanted = url_model  # Back/Forward to a view of another model: the URL wins, as for page inputs
     if wanted not in registry.REGISTRY:
@@ -62,19 +63,19 @@ def model_picker() -> None:
     elif wanted not in names:  # e.g. ?model=gpt2-xl on the hosted demo
         limits.refused_notice([wanted])
         wanted = models.DEFAULT_OFFLINE
-    if st.session_state.get("model") != wanted or st.session_state.get("_model_lang") != lang():
-        st.session_state["model"] = wanted  # the widget takes its value from here (again after a language
+    if st.session_state.get(MODEL_KEY) != wanted or st.session_state.get("_model_lang") != lang():
+        st.session_state[MODEL_KEY] = wanted  # the widget takes its value from here (again after a language
         st.session_state["_model_lang"] = lang()  # switch: a selectbox keyed by its key alone keeps its old label)
     labels = option_labels()
     choice = st.selectbox(
-        t("Model", "Modelo"), names, format_func=labels.get, key="model",
+        t("Model", "Modelo"), names, format_func=labels.get, key=MODEL_KEY,
         help=t(f"Models marked ✓ offline load without internet. The default, {models.DEFAULT_OFFLINE}, "
                "is the course's small model, shipped with the app. To fetch others ahead of a class: "
                "`python -m lab prefetch NAME`.",
                f"Modelos com ✓ offline carregam sem internet. O padrão, {models.DEFAULT_OFFLINE}, é o "
                "modelo pequeno do curso, que vem com o app. Para baixar outros antes da aula: "
                "`python -m lab prefetch NOME`."))
-    url_state.put("model", choice)
+    url_state.put(MODEL_KEY, choice)
     st.caption(budget_text(names))
     st.caption(labels[choice])  # the chosen model whole: the picker's box is narrower than most labels
 

@@ -39,10 +39,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui import messages
-from ui.i18n import lang, num, t
-from ui.streamlit_internals import Rerun, run_context
-from ui.url_codecs import (  # noqa: F401  (the pages' codecs, re-exported)
+from lab.link_codec import (  # noqa: F401  (the pages' codecs, re-exported)
     MAX_LINK_TEXT,
     Codec,
     LinkValueError,
@@ -53,6 +50,10 @@ from ui.url_codecs import (  # noqa: F401  (the pages' codecs, re-exported)
     real,
     text,
 )
+from ui import messages
+from ui.i18n import lang, num, t
+from ui.model_loader import MODEL_KEY
+from ui.streamlit_internals import Rerun, run_context
 
 DEFAULTS = "_url_defaults"  # session key: {widget key: its default at the last bind}, for _following
 STATE = "_url_state"  # session key: {"page": script hash, "wrote": {key: URL text or None}}
@@ -60,7 +61,7 @@ MARKER = "view"  # query parameter: the page that wrote this URL (its url path, 
 INPUTS = "_url_inputs"  # session key: {page url path: {widget key: (codec, default)}}, every input a page has bound
 SHOWN_CHARS = 40  # characters of an ignored value the notice quotes
 EMBED = ("embed", "embed_options")  # Streamlit's own parameters: never rewritten here
-CARRIED = ("lang", "model", "present")  # the sidebar's parameters: a link to another page carries them
+CARRIED = ("lang", MODEL_KEY, "present")  # the sidebar's parameters: a link to another page carries them
 
 
 class _Run:
@@ -97,20 +98,16 @@ def publishing() -> Iterator[None]:
 
 def bind(key: str, default, codec: Codec):
     """Call just before drawing the widget `key`: give it the value the URL or the session asks for
-    (see the module docstring), keep it across page switches, and have it written to the URL."""
+    (see the module docstring and decide()), keep it across page switches, and have it written to the URL."""
     state = _state()
     wrote = state["wrote"]
     raw = st.query_params.get(key)
     current = _following(key, default, _current(key, default, codec))
     history = _history_navigation()
     ours = history and st.query_params.get(MARKER) == _page_name()  # Back/Forward to an entry this page wrote
-    if key not in wrote:  # just arrived: a link (or history entry) that carries the value wins
-        from_url = raw is not None or ours
-    else:  # Back/Forward; or the URL moved while the widget stayed where this session left it
-        from_url = ours or (not history and raw != wrote[key] and _url_text(current, default, codec) == wrote[key])
-    if from_url and raw is None and isinstance(current, str) and codec.format(current) is None:
-        from_url = False  # a text too long for any link: no entry ever carried it
-    value = _from_url(key, raw, default, codec) if from_url else current
+    _source, value, error = decide(raw, key not in wrote, wrote.get(key), history, ours, current, default, codec)
+    if error is not None:
+        _ignore(key, raw, error)
     # Written only when needed: a write sends the value back to the browser, over whatever the visitor typed or
     # pressed while this run was going (a key press lost). Needed when the widget is new to this run, when the
     # value changes, and when its range or options changed (the sampling page's "New tokens" after a longer
@@ -120,7 +117,7 @@ def bind(key: str, default, codec: Codec):
     if key not in st.session_state or not _same(st.session_state[key], value) or shapes.get(key) != shape:
         st.session_state[key] = value
     shapes[key] = shape
-    st.session_state[f"{key}_saved"] = value
+    st.session_state[_saved(key)] = value
     st.session_state.setdefault(INPUTS, {}).setdefault(_page_name(), {})[key] = (codec, default)  # for lessons
     _too_long_note(value, codec)
     run = _run.get()
@@ -129,6 +126,60 @@ def bind(key: str, default, codec: Codec):
     else:
         run.bound[key] = (default, codec)
     return value
+
+
+def decide(raw: str | None, arrived: bool, wrote: str | None, history: bool, ours: bool, current, default,
+           codec: Codec) -> tuple[str, Any, LinkValueError | None]:
+    """Which value an input gets, and from where (pure: bind() gathers the facts):
+    ("address", the link's value, None), ("default", default, the link value's error or None) or ("session",
+    `current`, None). `raw`: the address's text for it (None: absent); `arrived`: the page was just arrived at
+    (nothing written for it since); `wrote`: what the page last wrote for it; `history`: Back/Forward started
+    the run, `ours`: to an entry this page wrote; `current`: the session's value (the widget's, else the one kept
+    when its page was left, else the default).
+
+    Arrival: a link that carries the value wins (on an entry this page wrote, a missing value is the default).
+    Later: Back/Forward to an entry of this page, or an address that moved while the widget stayed where this
+    page left it, wins; otherwise the session does. A text too long for any link is never reset by an entry
+    that lacks it (no entry ever carried it)."""
+    if arrived:
+        from_address = raw is not None or ours
+    else:
+        from_address = ours or (not history and raw != wrote and _url_text(current, default, codec) == wrote)
+    if not from_address or (raw is None and isinstance(current, str) and codec.format(current) is None):
+        return "session", current, None
+    if raw is None:
+        return "default", default, None
+    try:
+        return "address", codec.parse(raw), None
+    except LinkValueError as e:
+        return "default", default, e
+
+
+def forget(key: str) -> None:
+    """Forget what this session holds for the input `key` (the widget's value and the one kept for its page's
+    next visit): it starts again from the link, else its default (a lesson's step; a new text for the lens)."""
+    st.session_state.pop(key, None)
+    st.session_state.pop(_saved(key), None)
+
+
+def cap(key: str, most) -> None:
+    """Lower what this session holds for the input `key` (shown now, or kept for its page's next visit) to
+    `most` where it is above it (the sampling page's length, when a longer prompt leaves less room)."""
+    for name in (key, _saved(key)):
+        if st.session_state.get(name, most) > most:
+            st.session_state[name] = most
+
+
+def arrive_again() -> None:
+    """Have the running page's next bind treat it as just arrived at: the address's values win (a lesson's step
+    applied on the page it already shows)."""
+    if STATE in st.session_state:
+        st.session_state[STATE]["page"] = None
+
+
+def _saved(key: str) -> str:
+    """The session key under which the value of the input `key` is kept while its page is not shown."""
+    return f"{key}_saved"
 
 
 def link(path: str) -> dict[str, str]:
@@ -249,19 +300,8 @@ def _current(key: str, default, codec: Codec):
     if key in st.session_state:
         value = st.session_state[key]
     else:
-        value = st.session_state.get(f"{key}_saved", default)
+        value = st.session_state.get(_saved(key), default)
     return value if codec.accepts(value) else default
-
-
-def _from_url(key: str, raw: str | None, default, codec: Codec):
-    """The URL's value for key: the default when absent; the default and a notice when unusable."""
-    if raw is None:
-        return default
-    try:
-        return codec.parse(raw)
-    except LinkValueError as e:
-        _ignore(key, raw, e)
-        return default
 
 
 def _url_text(value, default, codec: Codec) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab import lens
-from ui import widgets
+from ui import url_state, widgets
 from ui.draw.cuts import cut_note as _cut_note
 from ui.i18n import lang, num, t
 from ui.token_words import worded
@@ -17,8 +17,7 @@ from viz.lens import GRID_MAX, prob_text
 
 def reset_position() -> None:
     """Widget callback: a new text starts the followed position at its last token again."""
-    for key in ("lens_position", "lens_position_saved"):
-        st.session_state.pop(key, None)
+    url_state.forget("lens_position")
 
 
 def window(view: dict) -> slice:

@@ -16,7 +16,7 @@ import streamlit as st
 
 from lab import sampling
 from lab.text import readable, token_texts
-from ui import exports, widgets
+from ui import exports, url_state, widgets
 from ui.cached.sampling import Settings
 from ui.i18n import lang, num, t
 from ui.limits import new_tokens, new_tokens_note
@@ -49,9 +49,7 @@ def settings(room: int) -> Settings:
     c1, c2 = st.columns(2)
     seed = widgets.NumberInput("samp_seed", t("Seed", "Semente"), 0, SEED_MAX, 0, step=1).draw(c1)
     top = min(new_tokens(MAX_NEW), room)  # the hosted demo's cap, if lower
-    for key in ("samp_n", "samp_n_saved"):  # less room: keep the length as long as it fits
-        if st.session_state.get(key, 0) > top:
-            st.session_state[key] = top
+    url_state.cap("samp_n", top)  # less room: keep the length as long as it fits
     length = widgets.Slider("samp_n", t("New tokens", "Tokens novos"), 1, top, min(32, top))
     if top > 1:
         n = length.draw(c2)
