@@ -19,6 +19,7 @@ import psutil  # noqa: E402
 
 from bench_pages.readers import app_server, arrive  # noqa: E402
 from lab.testing import container  # noqa: E402
+from lab.testing.browser import free_port, served  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -41,21 +42,34 @@ def summary(readings, cpu_s: float | None = None, within: float = 0.0) -> dict:
 
 
 def cpu_seconds(url) -> float | None:
-    """The server process's CPU time so far (user + system, every thread), or None for a container."""
+    """The server's CPU time so far (user + system, every thread of its process and of the processes it started:
+    the replicas and HAProxy), or None for a container."""
     proc = getattr(url, "proc", None)
     if proc is None or getattr(url, "name", None):
         return None
-    times = psutil.Process(proc.pid).cpu_times()
-    return times.user + times.system
+    total = 0.0
+    root = psutil.Process(proc.pid)
+    for p in [root, *root.children(recursive=True)]:
+        try:
+            times = p.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
 
 
 WINDOWS = {200: 5.0}  # crowds that arrive over a longer window than the plan's (issue 50: 200 readers within 5 s)
 
 
 def server(plan: dict):
-    """The app as `make run` serves it, or a fresh container of plan["image"] limited as the plan says."""
+    """The app as `make run` serves it; or plan["replicas"] processes behind HAProxy (`python -m lab replicas`,
+    rooms on nothing: the readers only read); or a fresh container of plan["image"] limited as the plan says."""
     if plan.get("image"):
         return container.container(plan["image"], cpus=plan.get("cpus"), memory=plan.get("memory"))
+    if plan.get("replicas"):
+        port = free_port()
+        cmd = [sys.executable, "-m", "lab", "replicas", "--replicas", str(plan["replicas"]), "--port", str(port)]
+        return served(cmd, port, 180, env={"HF_HUB_OFFLINE": "1"})
     return app_server("app.py", *plan["flags"], env={"HF_HUB_OFFLINE": "1"})
 
 

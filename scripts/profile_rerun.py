@@ -30,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_pages.readers import app_server, arrive  # noqa: E402
 
-WHO = [("app_pages/", "the page's script"), ("ui/lesson", "lesson bar"), ("ui/rooms", "lesson bar"),
-       ("ui/sidebar", "sidebar"), ("ui/model_picker", "sidebar"), ("ui/a11y", "accessibility script"),
-       ("ui/theme", "theme"), ("ui/presentation", "presentation"), ("ui/url_state", "link state"),
-       ("ui/navigation", "navigation"), ("app.py", "app.py (its own frame)")]
+WHO = [("app_pages/", "the page's script"), ("/ui/lesson", "lesson bar"), ("/ui/rooms", "lesson bar"),
+       ("/ui/sidebar", "sidebar"), ("/ui/model_picker", "sidebar"), ("/ui/a11y", "accessibility script"),
+       ("/ui/theme", "theme"), ("/ui/presentation", "presentation"), ("/ui/url_state", "link state"),
+       ("/ui/navigation", "navigation"), ("/app.py", "app.py (its own frame)")]
 WHAT = [("google/protobuf", "protobuf serialisation"), ("SerializeToString", "protobuf serialisation"),
         ("pyarrow", "Arrow"), ("streamlit/dataframe_util", "Arrow"), ("altair", "Vega-Lite / Altair"),
         ("jsonschema", "Vega-Lite / Altair"), ("vega_charts", "Vega-Lite / Altair"),
@@ -43,8 +43,8 @@ WHAT = [("google/protobuf", "protobuf serialisation"), ("SerializeToString", "pr
         ("streamlit/runtime/scriptrunner", "script runner"), ("streamlit/runtime", "Streamlit's runtime"),
         ("uvicorn", "web server and websocket"), ("starlette", "web server and websocket"),
         ("tornado", "web server and websocket"), ("websockets", "web server and websocket"),
-        ("asyncio", "event loop"), ("pandas", "pandas"), ("torch", "torch"), ("lab/", "lab"), ("viz/", "viz"),
-        ("ui/", "ui (own code)"), ("app_pages/", "the page's script (own code)")]
+        ("asyncio", "event loop"), ("pandas", "pandas"), ("torch", "torch"), ("/lab/", "lab"), ("/viz/", "viz"),
+        ("/ui/", "ui (own code)"), ("app_pages/", "the page's script (own code)")]
 
 
 def classify(frames: list[str], table, innermost: bool) -> str:
@@ -86,12 +86,13 @@ def main() -> None:
     p.add_argument("--within", type=float, default=3.0)
     p.add_argument("--py-spy", default=shutil.which("py-spy") or "py-spy")
     args = p.parse_args()
-    with app_server("app.py", env={"HF_HUB_OFFLINE": "1", "LAB_WARM": "0"}) as url, tempfile.TemporaryDirectory() as tmp:
+    env = {"HF_HUB_OFFLINE": "1", "LAB_WARM": "0"}  # no background warm-up: only the reruns are sampled
+    with app_server("app.py", env=env) as url, tempfile.TemporaryDirectory() as tmp:
         arrive(url, 1, 0, args.page)
         arrive(url, args.readers, args.within, args.page)  # cold: fills the caches
-        raw = Path(tmp) / "raw.txt"
+        raw = Path(os.environ.get("PROFILE_RAW", Path(tmp) / "raw.txt"))
         spy = subprocess.Popen([args.py_spy, "record", "--pid", str(url.proc.pid), "--format", "raw", "--rate", "250",
-                                "--output", str(raw), "--nonblocking"], stdout=subprocess.DEVNULL,
+                                "--output", str(raw), "--nonblocking", "--full-filenames"], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
         time.sleep(1.0)
         cpu0 = sum(psutil.Process(url.proc.pid).cpu_times()[:2])

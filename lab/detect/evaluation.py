@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -235,11 +236,18 @@ def histogram(rows: list[dict], method: str, max_bins: int = 40) -> dict:
     return {"edges": edges.tolist(), "human": shares["human"].tolist(), "machine": shares["machine"].tolist()}
 
 
+_WEIGHTS_IDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # a loaded model -> its fingerprint
+
+
 def weights_id(loaded) -> str:
     """A short fingerprint of a model's weights: its input embeddings' first 64 rows (a stand-in or a retrained
-    model differs)."""
-    rows = loaded.model.get_input_embeddings().weight[:64].detach().float().contiguous().numpy()
-    return hashlib.sha256(rows.tobytes() + str(rows.shape).encode()).hexdigest()[:16]
+    model differs). Computed once per loaded model object (a loaded model is never changed: DESIGN.md), since the
+    detector page asks on every rerun."""
+    found = _WEIGHTS_IDS.get(loaded.model)
+    if found is None:
+        rows = loaded.model.get_input_embeddings().weight[:64].detach().float().contiguous().numpy()
+        found = _WEIGHTS_IDS[loaded.model] = hashlib.sha256(rows.tobytes() + str(rows.shape).encode()).hexdigest()[:16]
+    return found
 
 
 def _key(loaded, observer, thresholds) -> dict:

@@ -47,8 +47,11 @@ def all_heads(view: dict, frame, metric: widgets.Widget, words: dict) -> str:
     the summary chosen to colour by (the table of every head is ordered by it too)."""
     st.subheader(t("All heads", "Todas as cabeças"))
     n_layer, n_head = view["window"].shape[:2]
-    st.image(view["overview"], caption=t("Rows: layers; columns: heads. Each head scaled to its own maximum.",
-                                         "Linhas: camadas; colunas: cabeças. Cada cabeça na sua própria escala."),
+    # PNG, as made: "auto" would re-encode this PNG as a JPEG on every rerun (Streamlit picks JPEG for an image
+    # without alpha), a cost per reader and blurred labels.
+    st.image(view["overview"], output_format="PNG",
+             caption=t("Rows: layers; columns: heads. Each head scaled to its own maximum.",
+                       "Linhas: camadas; colunas: cabeças. Cada cabeça na sua própria escala."),
              alt=t(f"Attention of all {n_layer} layers × {n_head} heads on this text: one small square per head, "
                    "rows are layers, columns are heads, darker blue where a token looks at another more. "
                    "The table of every head is below.",
