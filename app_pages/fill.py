@@ -59,15 +59,7 @@ with presentation.view("compare"):
         st.warning(worded(e))
 
 st.subheader(t("How RoBERTa is trained, live", "Como o RoBERTa é treinado, ao vivo"))
-presentation.explain(t(
-    "Training hides 15 % of the tokens and asks the model for them; of those, 80 % are shown as <mask>, 10 % as a "
-    "random token and 10 % unchanged, so the model cannot trust what it sees. BERT drew the masks once, while "
-    "preparing the data (static); RoBERTa draws new ones every time a sentence comes back (dynamic). These are "
-    "drawn by the very function that trained course-roberta.",
-    "O treino esconde 15 % dos tokens e pede ao modelo que os adivinhe; destes, 80 % aparecem como <mask>, 10 % "
-    "como um token aleatório e 10 % sem mudança, para o modelo não confiar no que vê. O BERT sorteava as máscaras "
-    "uma vez, ao preparar os dados (estática); o RoBERTa sorteia novas cada vez que a frase volta (dinâmica). "
-    "Estas são sorteadas pela mesma função que treinou o course-roberta."))
+presentation.explain(draw.training_words())
 train_text = widgets.Text("fill_train", t("Sentence", "Frase"), t(
     "The package manager installs the package and its dependencies.",
     "O gerenciador de pacotes instala o pacote e as suas dependências."), kind="text_input").draw()

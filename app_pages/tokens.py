@@ -19,15 +19,7 @@ def load_sample() -> None:
 
 
 st.title(t("What tokenization costs in Portuguese", "Quanto custa a tokenização em português"))
-presentation.explain(t(
-    "The same sentence costs more tokens in Portuguese than in English: a tokenizer learns its merges "
-    "from its training text, and GPT-2's was almost all English. Compare GPT-2's tokenizer with cl100k_base (GPT-4), "
-    "o200k_base (GPT-4o) and the course models' own (GPT-2's first 7,935 merges, the one every other page runs on) "
-    "on your own text.",
-    "A mesma frase custa mais tokens em português do que em inglês: um tokenizador aprende suas fusões "
-    "com o texto de treino, e o do GPT-2 era quase todo em inglês. Compare o tokenizador do GPT-2 com o cl100k_base "
-    "(GPT-4), o o200k_base (GPT-4o) e o dos modelos do curso (as primeiras 7.935 fusões do GPT-2, o que todas as "
-    "outras páginas usam) no seu próprio texto."))
+presentation.explain(draw.intro_words())
 
 labels = {"course": t("The course's trophy passage", "O trecho do troféu, do curso"),
           "all": t(f"The whole sample set ({len(PAIRS)} pairs)",

@@ -12,6 +12,7 @@ import ast
 import importlib
 import inspect
 import pkgutil
+import re
 from pathlib import Path
 
 import pytest
@@ -199,3 +200,32 @@ def test_only_url_state_names_its_session_keys_and_the_model_has_one_key():
             if path != "ui/model_loader.py" and path.startswith(("ui/", "app")) and _names_the_model_key(n):
                 found.append(f"{path}:{getattr(n, 'lineno', '?')} the literal \"model\" (MODEL_KEY)")
     assert not found, found
+
+
+# Issue 51: every number a page shows comes from lab (printed by the page's command, with its source), so none is typed
+# into a translated string. What a literal t("...", "...") may still hold, each for its reason: years and section
+# marks of a citation, percentile and precision names (p95, fp16), model and encoding names (GPT-2, cl100k_base),
+# chapter numbers, names (UTF-8, the byte C3), a setting's off value ("0 = greedy"), and the two definitional values
+# the prose states (a ratio's parity 1.0; a difference of exactly 0.0, which the page then shows computed).
+WORDS_NOT_FIGURES = re.compile(r"\b(19|20)\d\d\b|§\d+(\.\d+)*|\bp\d\d\b|\b(fp|bf)\d\d\b|GPT-\d|\b(cl100k|o200k)_base\b"
+                               r"|\b(chapter|capítulo|chapters|capítulos) \d\d\b|\b[01][.,]0\b|UTF-\d+"
+                               r"|\bbyte [0-9A-F]{2}\b|\b0 =")
+
+
+def _typed_numbers(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "t":
+            for arg in node.args:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    rest = WORDS_NOT_FIGURES.sub("", arg.value)
+                    found += [f"{path.relative_to(ROOT)}:{node.lineno}: {m.group()!r} in {arg.value[:60]!r}"
+                              for m in re.finditer(r"\d[\d,.]*\d|\d", rest) if m.group() not in ("1", "2")]
+    return found
+
+
+def test_no_number_is_typed_into_a_translated_string():
+    files = sorted((ROOT / "ui").rglob("*.py")) + sorted((ROOT / "app_pages").glob("*.py"))
+    typed = [line for f in files for line in _typed_numbers(f)]
+    assert typed == [], "numbers typed into translated strings (put them in lab, with their source):\n" + "\n".join(
+        typed)

@@ -17,7 +17,7 @@ import streamlit as st
 
 from lab import lessons
 from ui import messages
-from ui.i18n import lang, t
+from ui.i18n import lang, num, t
 from ui.model_loader import MODEL_KEY
 from viz.format import markdown_literal
 
@@ -214,9 +214,10 @@ def editor() -> None:
     _cookie()
     # no type=: Streamlit's own refusal ("application/octet-stream files are not allowed") is English only; the
     # file's name is checked with the rest (lab.lessons.from_bytes), in the reader's language
+    kb = num(lessons.MAX_FILE_BYTES // 1000)
     st.file_uploader(t("Upload a lesson file (.yaml)", "Enviar um arquivo de lição (.yaml)"), key="maker_upload",
-                     on_change=_upload, help=t("A lesson file, .yaml or .yml, up to 200 KB.",
-                                               "Um arquivo de lição, .yaml ou .yml, de até 200 KB."))
+                     on_change=_upload, help=t(f"A lesson file, .yaml or .yml, up to {kb} KB.",
+                                               f"Um arquivo de lição, .yaml ou .yml, de até {kb} KB."))
     if lang() == "pt":
         st.html(UPLOADER_PT, unsafe_allow_javascript=True)
     if NOTICE in st.session_state:

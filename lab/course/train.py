@@ -52,7 +52,8 @@ PRESETS = {
 }
 PLATEAU_GAIN = 0.005  # the best held-out loss must fall by this fraction over `patience` evaluations
 MODELS = ("decoder", "encoder")
-MASK_PROB = 0.15
+MASK_PROB = 0.15  # BERT's and RoBERTa's recipe: the share of tokens chosen for prediction; of those,
+MASK_SHOWN, MASK_RANDOM = 0.8, 0.1  # shown as <mask>, replaced by a random token, and the rest left unchanged
 COUNTS_FILE = "token_counts.npy"  # beside the saved weights (lab.learned reads it)
 UNKNOWN_STEPS = 10**9  # the step count of a run with only a time budget, until its calibration
 
@@ -119,8 +120,8 @@ def mask_tokens(ids, gen):
     chosen = (probs < MASK_PROB) & (ids >= ct.ENC_OFFSET)
     labels = torch.where(chosen, ids, torch.full_like(ids, -100))
     inputs = ids.clone()
-    inputs[chosen & (action < 0.8)] = ct.ENC_MASK
-    swap = chosen & (action >= 0.8) & (action < 0.9)
+    inputs[chosen & (action < MASK_SHOWN)] = ct.ENC_MASK
+    swap = chosen & (action >= MASK_SHOWN) & (action < MASK_SHOWN + MASK_RANDOM)
     inputs[swap] = rand_tok[swap]
     return inputs, labels
 

@@ -236,6 +236,19 @@ def histogram(rows: list[dict], method: str, max_bins: int = 40) -> dict:
     return {"edges": edges.tolist(), "human": shares["human"].tolist(), "machine": shares["machine"].tolist()}
 
 
+# Published figures the detector page shows beside its own (issue 51: no number typed into a translated string),
+# each with where it was read (DESIGN.md's references; docs/detector.md).
+PUBLISHED = {
+    "openai_roberta": {"accuracy_pct": 95, "generator_params_b": 1.5,
+                       "source": "Solaiman et al. 2019, Release Strategies and the Social Impacts of Language Models"},
+    "openai_classifier": {"caught_pct": 26, "human_flagged_pct": 9, "released": "January 2023",
+                          "withdrawn": "July 2023",
+                          "source": "OpenAI, New AI classifier for indicating AI-written text (2023; withdrawn)"},
+    "liang_2023": {"detectors": 7, "source": "Liang et al. 2023, GPT detectors are biased against non-native English "
+                                             "writers (Patterns)"},
+}
+
+
 _WEIGHTS_IDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # a loaded model -> its fingerprint
 
 

@@ -13,6 +13,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from lab import trace
+from lab.trace import TOP
 from ui import exports, presentation, url_state
 from ui.cached import code as cached
 from ui.draw.attention import names as attention_names
@@ -157,9 +158,8 @@ def sci(x: float) -> str:
 def top(result: dict) -> None:
     """The last position's top tokens and the parity figure."""
     shown = [(worded(s), v) for s, v in result["top"]]  # a lone byte in words, never \\xc3
-    exports.chart("code-top", st, exports.later(viz.top_logits, shown, t("the next token, top 5",
-                                                                         "o próximo token, top 5"), "logit", lang()),
-                  key="code_top")
+    title = t(f"the next token, top {TOP}", f"o próximo token, top {TOP}")
+    exports.chart("code-top", st, exports.later(viz.top_logits, shown, title, "logit", lang()), key="code_top")
     st.caption(t(f"Largest difference from transformers' own logits on this text: {sci(result['max_abs_diff'])}.",
                  f"Maior diferença para os logits do próprio transformers neste texto: {sci(result['max_abs_diff'])}."))
 

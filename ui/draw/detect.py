@@ -9,6 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from lab.detect import evaluation as detect_eval
+from lab.detect.labelled_set import SETTINGS, SHORT
+from lab.detect.scoring import BUCKETS, TOP
 from ui import exports
 from ui.i18n import lang, num, t
 from ui.token_words import worded
@@ -21,17 +23,20 @@ def method_names() -> dict[str, str]:
             "mean_logprob": t("mean log-probability (the perplexity signal GPTZero starts from)",
                               "log-probabilidade média (o sinal de perplexidade de onde o GPTZero parte)"),
             "mean_log_rank": t("mean log-rank (GLTR; Su et al. 2023)", "log-posto médio (GLTR; Su et al. 2023)"),
-            "gltr_top10": t("GLTR: share of tokens in the top 10 (Gehrmann et al. 2019)",
-                            "GLTR: fração de tokens entre os 10 primeiros (Gehrmann et al. 2019)"),
+            "gltr_top10": t(f"GLTR: share of tokens in the top {num(BUCKETS[0])} (Gehrmann et al. 2019)",
+                            f"GLTR: fração de tokens entre os {num(BUCKETS[0])} primeiros (Gehrmann et al. 2019)"),
             "binoculars": "Binoculars (Hans et al. 2024)"}
+
+
+TEMPERATURE = SETTINGS["temperature_0.7"][0]  # the decoding setting's temperature, as the set was generated
 
 
 def group_names() -> dict[str, str]:
     return {"lang:en": t("English", "inglês"), "lang:pt": t("Portuguese", "português"),
-            "length:short": t("short (< 96 tokens)", "curtos (< 96 tokens)"),
-            "length:long": t("long (96 tokens or more)", "longos (96 tokens ou mais)"),
-            "setting:greedy": t("greedy", "gulosa"), "setting:temperature_0.7": t("temperature 0.7",
-                                                                                           "temperatura 0,7"),
+            "length:short": t(f"short (< {num(SHORT)} tokens)", f"curtos (< {num(SHORT)} tokens)"),
+            "length:long": t(f"long ({num(SHORT)} tokens or more)", f"longos ({num(SHORT)} tokens ou mais)"),
+            "setting:greedy": t("greedy", "gulosa"),
+            "setting:temperature_0.7": t(f"temperature {num(TEMPERATURE, 1)}", f"temperatura {num(TEMPERATURE, 1)}"),
             "setting:top_k_40": "top-k 40", "setting:top_p_0.9": "top-p 0,9" if lang() == "pt" else "top-p 0.9",
             "setting:pure": t("pure sampling (temperature 1)", "amostragem pura (temperatura 1)")}
 
@@ -61,7 +66,7 @@ def coloured_text(view: dict, buckets: tuple) -> None:
     st.html(viz.bucket_css() + " ".join(f'<span class="{viz.CLASS}{i}">{n}</span>' for i, n in enumerate(names)))
     tokens = [x | {"token": worded(x["token"]), "top": [y | {"token": worded(y["token"])} for y in x["top"]]}
               for x in view["tokens"]]  # a lone byte in words, in the tooltips
-    st.html(viz.colored_html(view["runs"], tokens, lang(), t("rank", "posto"), t("top 5", "5 primeiros")))
+    st.html(viz.colored_html(view["runs"], tokens, lang(), t("rank", "posto"), t(f"top {TOP}", f"{TOP} primeiros")))
     st.caption(t("Each token is coloured by the rank the model gave it, knowing only the text before it (the first "
                  "token has no context and stays plain). Hover a token for its rank, its probability and what the "
                  "model expected instead.",
@@ -158,22 +163,26 @@ def auroc_table(evaluation: dict) -> None:
 
 def published() -> None:
     """Published figures beside ours, each with its source."""
+    r, c, g = (detect_eval.PUBLISHED[k] for k in ("openai_roberta", "openai_classifier", "liang_2023"))
     st.markdown(t(
-        "- **OpenAI's RoBERTa detector for GPT-2 output** (Solaiman et al. 2019, *Release Strategies and the Social "
-        "Impacts of Language Models*): about 95 % accuracy on text from GPT-2 1.5B, and its authors advised "
-        "against using it alone to decide anything.\n"
-        "- **OpenAI's AI text classifier** (January 2023): caught 26 % of AI-written text and labelled 9 % of "
-        "human text as AI; withdrawn in July 2023 for its low accuracy.\n"
-        "- **Liang et al. 2023** (*GPT detectors are biased against non-native English writers*, Patterns): seven "
-        "detectors flagged more than half of the TOEFL essays written by non-native speakers as AI-written.",
-        "- **O detector RoBERTa da OpenAI para texto do GPT-2** (Solaiman et al. 2019, *Release Strategies and the "
-        "Social Impacts of Language Models*): cerca de 95 % de acerto em texto do GPT-2 de 1,5 "
-        "bilhão de parâmetros, e os próprios autores "
-        "desaconselharam usá-lo sozinho para decidir qualquer coisa.\n"
-        "- **O classificador de texto de IA da OpenAI** (janeiro de 2023): pegou 26 % do texto escrito por IA e "
-        "marcou 9 % do texto humano como IA; retirado em julho de 2023 pela baixa precisão.\n"
-        "- **Liang et al. 2023** (*GPT detectors are biased against non-native English writers*, Patterns): sete "
-        "detectores marcaram como IA mais da metade das redações do TOEFL escritas por falantes não nativos."))
+        f"- **OpenAI's RoBERTa detector for GPT-2 output** ({r['source'].replace(', ', ', *', 1)}*): about "
+        f"{num(r['accuracy_pct'])} % accuracy on text from GPT-2 {num(r['generator_params_b'], 1)}B, and its authors "
+        "advised against using it alone to decide anything.\n"
+        f"- **OpenAI's AI text classifier** ({c['released']}): caught {num(c['caught_pct'])} % of AI-written text and "
+        f"labelled {num(c['human_flagged_pct'])} % of human text as AI; withdrawn in {c['withdrawn']} for its low "
+        "accuracy.\n"
+        "- **Liang et al. 2023** (*GPT detectors are biased against non-native English writers*, Patterns): "
+        f"{num(g['detectors'])} detectors flagged more than half of the TOEFL essays written by non-native speakers "
+        "as AI-written.",
+        f"- **O detector RoBERTa da OpenAI para texto do GPT-2** ({r['source'].replace(', ', ', *', 1)}*): cerca de "
+        f"{num(r['accuracy_pct'])} % de acerto em texto do GPT-2 de {num(r['generator_params_b'], 1)} bilhão de "
+        "parâmetros, e os próprios autores desaconselharam usá-lo sozinho para decidir qualquer coisa.\n"
+        f"- **O classificador de texto de IA da OpenAI** (janeiro de 2023): pegou {num(c['caught_pct'])} % do texto "
+        f"escrito por IA e marcou {num(c['human_flagged_pct'])} % do texto humano como IA; retirado em julho de 2023 "
+        "pela baixa precisão.\n"
+        "- **Liang et al. 2023** (*GPT detectors are biased against non-native English writers*, Patterns): "
+        f"{num(g['detectors'])} detectores marcaram como IA mais da metade das redações do TOEFL escritas por falantes "
+        "não nativos."))
 
 
 def conclusion(evaluation: dict, r: dict, human_share: float | None) -> None:

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from lab import recipes
+from lab.course import train
 from ui import exports
 from ui.cached import fill as cached
 from ui.i18n import lang, num, t
@@ -215,3 +216,18 @@ def gpt_history() -> None:
                  "(Radford et al. 2019). The GPT-2 parameters are the four released sizes (small to XL).",
                  f"Artigos: [GPT-1]({recipes.GPT1_PAPER}) (Radford et al. 2018), [GPT-2]({recipes.GPT2_PAPER}) "
                  "(Radford et al. 2019). Os parâmetros do GPT-2 são os quatro tamanhos publicados, do menor ao XL."))
+
+
+def training_words() -> str:
+    """How RoBERTa is trained, the recipe's shares read from the function that trained course-roberta."""
+    chosen, shown, swapped = (num(100 * x, 0) for x in (train.MASK_PROB, train.MASK_SHOWN, train.MASK_RANDOM))
+    kept = num(100 * (1 - train.MASK_SHOWN - train.MASK_RANDOM), 0)
+    return t(f"Training hides {chosen} % of the tokens and asks the model for them; of those, {shown} % are shown as "
+             f"<mask>, {swapped} % as a random token and {kept} % unchanged, so the model cannot trust what it sees. "
+             "BERT drew the masks once, while preparing the data (static); RoBERTa draws new ones every time a "
+             "sentence comes back (dynamic). These are drawn by the very function that trained course-roberta.",
+             f"O treino esconde {chosen} % dos tokens e pede ao modelo que os adivinhe; destes, {shown} % aparecem "
+             f"como <mask>, {swapped} % como um token aleatório e {kept} % sem mudança, para o modelo não confiar no "
+             "que vê. O BERT sorteava as máscaras uma vez, ao preparar os dados (estática); o RoBERTa sorteia novas "
+             "cada vez que a frase volta (dinâmica). Estas são sorteadas pela mesma função que treinou o "
+             "course-roberta.")

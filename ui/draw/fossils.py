@@ -7,9 +7,12 @@ import pandas as pd
 import streamlit as st
 
 from lab import fossils
+from lab.recipes import PAPER_FIGURES
 from ui import exports
 from ui.i18n import lang, num, size, t
 from viz import fossils as viz
+
+MERGES = PAPER_FIGURES["openai-gpt"]["bpe_merges"]  # GPT-1's character-level BPE (the paper's figure, in lab)
 
 
 def words() -> dict:
@@ -17,7 +20,7 @@ def words() -> dict:
     return {"post": t("after each sub-block (post-LN)", "depois de cada sub-bloco (pós-LN)"),
             "pre": t("before each sub-block, and a final one (pre-LN)", "antes de cada sub-bloco, e uma no fim "
                      "(pré-LN)"),
-            "char-bpe": t("BPE over characters, 40,000 merges", "BPE sobre caracteres, 40.000 fusões"),
+            "char-bpe": t(f"BPE over characters, {num(MERGES)} merges", f"BPE sobre caracteres, {num(MERGES)} fusões"),
             "byte-bpe": t("BPE over bytes", "BPE sobre bytes"),
             "learned": t("learned, one vector per position", "aprendidas, um vetor por posição"),
             "learned-offset": t("learned, starting after the padding index", "aprendidas, a partir do índice de "
@@ -109,7 +112,8 @@ def paper_gap(report: dict) -> None:
              t("paper", "artigo"): num(g["paper"]), t("gap", "diferença"): num(g["gap"]),
              t("gap ÷ width", "diferença ÷ largura"): num(g["gap_rows"], 0),
              t("without position embeddings", "sem embeddings de posição"): num(g["tries"]["no_positions"]["count"]),
-             t("with a 40,478-token vocabulary", "com vocabulário de 40.478 tokens"):
+             t(f"with a {num(fossils.GPT1_VOCAB)}-token vocabulary",
+               f"com vocabulário de {num(fossils.GPT1_VOCAB)} tokens"):
                  num(g["tries"]["gpt1_vocabulary"]["count"])} for g in gap]
     st.dataframe(frame := pd.DataFrame(rows), hide_index=True, key="fos_gap")
     exports.table("fossils-gpt2-paper", st, frame)

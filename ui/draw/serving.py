@@ -78,11 +78,13 @@ def latency(rows: list[dict]) -> None:
               "goodput": "—" if r.get("goodput") is None else f"{num(100 * r['goodput'], 0)} %"} for r in rows]
     st.dataframe(pd.DataFrame(table), hide_index=True)
     st.markdown("\n".join(f"- **{name}**: {t(en, pt)}" for name, en, pt in METRICS))
-    st.caption(t("Times in ms. Goodput: the share of requests that met every SLO (TTFT ≤ 1 s and each gap ≤ 100 ms; "
+    ttft, itl = num(loadtest.SLO["ttft"], 0), num(loadtest.SLO["itl"] * 1000, 0)  # the goodput's default SLOs
+    st.caption(t(f"Times in ms. Goodput: the share of requests that met every SLO (TTFT ≤ {ttft} s and each gap ≤ "
+                 f"{itl} ms; "
                  "`lab loadtest --goodput ttft:MS itl:MS` sets others). ITL pools every gap, so one stall shows in its "
                  "p99; TPOT averages each request first, so the same stall hides in it.",
-                 "Tempos em ms. Goodput: a parcela das requisições que cumpriu todos os SLOs (TTFT ≤ 1 s e cada "
-                 "intervalo ≤ 100 ms; `lab loadtest --goodput ttft:MS itl:MS` define outros). O ITL junta todos os "
+                 f"Tempos em ms. Goodput: a parcela das requisições que cumpriu todos os SLOs (TTFT ≤ {ttft} s e cada "
+                 f"intervalo ≤ {itl} ms; `lab loadtest --goodput ttft:MS itl:MS` define outros). O ITL junta todos os "
                  "intervalos, então uma pausa aparece no seu p99; o TPOT tira a média de cada requisição antes, e a "
                  "mesma pausa some nele."))
 

@@ -92,3 +92,16 @@ def encoding_name(name: str) -> str:
         return t(f"course models (GPT-2's first {num(COURSE_MERGES)} merges)",
                  f"modelos do curso (as primeiras {num(COURSE_MERGES)} fusões do GPT-2)")
     return name
+
+
+def intro_words() -> str:
+    """The page's opening: what it compares (the course tokenizer's merges counted in lab.encodings)."""
+    merges = num(COURSE_MERGES)
+    return t("The same sentence costs more tokens in Portuguese than in English: a tokenizer learns its merges "
+             "from its training text, and GPT-2's was almost all English. Compare GPT-2's tokenizer with cl100k_base "
+             f"(GPT-4), o200k_base (GPT-4o) and the course models' own (GPT-2's first {merges} merges, the one every "
+             "other page runs on) on your own text.",
+             "A mesma frase custa mais tokens em português do que em inglês: um tokenizador aprende suas fusões "
+             "com o texto de treino, e o do GPT-2 era quase todo em inglês. Compare o tokenizador do GPT-2 com o "
+             f"cl100k_base (GPT-4), o o200k_base (GPT-4o) e o dos modelos do curso (as primeiras {merges} fusões do "
+             "GPT-2, o que todas as outras páginas usam) no seu próprio texto.")
