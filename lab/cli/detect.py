@@ -13,7 +13,8 @@
 "median_machine"}}, "at_threshold": what the
 detector page shows for --method at --percentile (lab.detect.evaluation.at_threshold: the threshold, its
 confusion matrix, TPR, FPR, AUROC, ROC, per-group rates, the base rate at --prevalence), "histogram": the page's
-distribution chart of --method (lab.detect.evaluation.histogram: bin edges, each group's share per bin)}
+distribution chart of --method (lab.detect.evaluation.histogram: bin edges, each group's share per bin),
+"published": the published detector figures the page shows beside ours, each with its source}
 (several --model: {"results": [one table per model]}). See lab/detect/scoring.py and lab/detect/evaluation.py
 for the methods.
 """
@@ -119,7 +120,7 @@ def run_eval(args) -> int:
         table = detect_eval.evaluate(rows)
         at = detect_eval.at_threshold(rows, args.method, args.percentile, args.prevalence / 100)
         tables.append({"model": performer.name, **table, "at_threshold": at,
-                       "histogram": detect_eval.histogram(rows, args.method)})
+                       "histogram": detect_eval.histogram(rows, args.method), "published": detect_eval.PUBLISHED})
     if args.json:
         print_json({k: v for k, v in tables[0].items() if k != "model"} if len(tables) == 1 else {"results": tables})
         return 0
