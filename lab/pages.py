@@ -84,8 +84,10 @@ PAGES: tuple[Page, ...] = (
 
 # Commands no page reproduces: command -> its chapter in the lab guide; and the modules that register them.
 OTHER_COMMANDS = {"models": "00", "prefetch": "00", "detect-set": "12", "bench": "15", "corpus": "15",
-                  "train": "15", "course-eval": "15", "replicas": "15", "lesson": "15"}
-OTHER_CLI = ("lab.cli.bench", "lab.cli.models", "lab.cli.train", "lab.cli.replicas", "lab.cli.lessons")
+                  "train": "15", "course-eval": "15", "replicas": "15", "lesson": "15",
+                  "guess": "06, 07"}
+OTHER_CLI = ("lab.cli.bench", "lab.cli.models", "lab.cli.train", "lab.cli.replicas", "lab.cli.lessons",
+             "lab.cli.guess")
 # Benchmarks of no one page: model loading, the hosted demo, the two slow pages in Chromium, a class on one
 # link, a room, the first visit after a start.
 OTHER_BENCH = ("lab.benchmarks.loading", "lab.benchmarks.hosting", "lab.benchmarks.pages",

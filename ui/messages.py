@@ -219,6 +219,48 @@ def _lesson_pt(where: str, problem: str) -> str:
     return f"{where}: um valor que o app não aceita"
 
 
+def _line(d: dict) -> tuple[str, str]:
+    return (f"Line {d['line']}: ", f"Linha {d['line']}: ") if d.get("line") is not None else ("", "")
+
+
+def _guess_row(d: dict, en: str, pt: str) -> tuple[str, str]:
+    """A guessing game's answer problem, with the table's line when it came from one."""
+    where_en, where_pt = _line(d)
+    return (where_en + en, where_pt + pt) if where_en else (en[0].upper() + en[1:], pt[0].upper() + pt[1:])
+
+
+# The guessing game (lab/guess.py): a passage, a position, an answer, an answers table.
+GUESSING: dict[tuple[str, str], Words] = {
+    ("GuessError", "empty"): lambda d: ("The passage is empty.", "O trecho está vazio."),
+    ("GuessError", "one_token"): lambda d: ("The passage is a single token: there is nothing to guess.",
+                                            "O trecho é um único token: não há nada a adivinhar."),
+    ("GuessError", "encoder"): lambda d: (
+        f"{d['model']} is an encoder (a masked model): the guessing game needs a model that predicts the next "
+        "token.", f"{d['model']} é um encoder (modelo de máscara): o jogo de adivinhar precisa de um modelo que "
+                  "preveja o próximo token."),
+    ("GuessError", "position"): lambda d: _guess_row(
+        d, f"position {num(d['position'])} is not in the passage; positions go from 1 to {num(d['last'])}.",
+        f"a posição {num(d['position'])} não está no trecho; as posições vão de 1 a {num(d['last'])}."),
+    ("GuessError", "not_csv"): lambda d: (
+        "The answers are not a CSV table with the columns position, answer and count.",
+        "As respostas não são uma tabela CSV com as colunas position, answer e count."),
+    ("GuessError", "row"): lambda d: _guess_row(d, "the row has no answer.", "a linha não tem resposta.")
+    if d["field"] == "answer" else _guess_row(d, f"the {d['field']} must be a whole number (at most 18 digits).",
+                                              f"o campo {d['field']} precisa ser um número inteiro (de até 18 "
+                                              "algarismos)."),
+    ("GuessError", "count"): lambda d: _guess_row(d, f"the count must be from 1 to {num(d['most'])}.",
+                                                  f"a contagem precisa ir de 1 a {num(d['most'])}."),
+    ("GuessError", "too_many"): lambda d: (f"The answers table has more than {num(d['most'])} rows.",
+                                           f"A tabela de respostas tem mais de {num(d['most'])} linhas."),
+    ("GuessError", "empty_answer"): lambda d: _guess_row(d, "the answer is empty.", "a resposta está vazia."),
+    ("GuessError", "long_answer"): lambda d: _guess_row(
+        d, f"the answer is {num(d['chars'])} characters; an answer is at most {num(d['most'])}.",
+        f"a resposta tem {num(d['chars'])} caracteres; uma resposta tem no máximo {num(d['most'])}."),
+    ("GuessError", "control"): lambda d: _guess_row(
+        d, f"the answer holds a control character ({d['char']}).",
+        f"a resposta contém um caractere de controle ({d['char']})."),
+}
+
 # Lessons and rooms (ui/lesson.py, ui/rooms.py): a room's code is checked against its alphabet before it is shown.
 TEACHING: dict[tuple[str, str], Words] = {
     ("LessonError", "bad_lesson"): lambda d: (None, _lesson_pt(d["where"], d["problem"])),
@@ -230,6 +272,7 @@ TEACHING: dict[tuple[str, str], Words] = {
                                              "Só o professor que abriu esta sala pode movê-la."),
     ("RoomError", "unreachable"): lambda d: ("The room server cannot be reached right now.",
                                              "O servidor das salas não responde agora."),
+    **GUESSING,
 }
 TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS | TEACHING
 
