@@ -6,7 +6,7 @@ zoom): two-column blocks marked with `stack_when_narrow` are stacked instead of 
 
 import streamlit as st
 
-from ui import url_state
+from ui import url_codecs, url_state
 from ui.i18n import t
 
 KEY = "present"  # st.session_state key and ?present=1
@@ -79,7 +79,7 @@ def on() -> bool:
 def toggle() -> None:
     """The sidebar switch; mirrors its state in ?present=1 (absent when off, for short links)."""
     if KEY not in st.session_state or url_state.history_entry():  # a link, or Back/Forward: the URL wins
-        url_state.check(KEY, url_state.choice(["1", "0"]))  # ?present=maybe: a notice, then off
+        url_state.check(KEY, url_codecs.choice(["1", "0"]))  # ?present=maybe: a notice, then off
         st.session_state[KEY] = from_link()
     st.toggle(t("Presentation mode", "Modo apresentação"), key=KEY,
               help=t("For a projector: hides the explanations, enlarges text and charts, stacks side-by-side "

@@ -9,7 +9,7 @@ import streamlit as st
 from lab import models
 from lab.models import hub, registry
 from lab.models.budget import APP_BASELINE_MB, BUDGET_ENV, MIN_BUDGET_MB, budget, budget_bytes, models_that_fit
-from ui import limits, url_state
+from ui import limits, url_codecs, url_state
 from ui.i18n import LANGUAGES, lang, model_label, size, t
 from ui.model_loader import MODEL_KEY
 from viz.format import number
@@ -21,7 +21,7 @@ def draw() -> None:
         url_lang = st.query_params.get("lang")
         if url_state.history_entry() and url_lang in LANGUAGES:
             st.session_state["ui_lang"] = url_lang  # Back/Forward to a view in the other language
-        url_state.check("lang", url_state.choice(list(LANGUAGES)))  # ?lang=xx: a notice, then English
+        url_state.check("lang", url_codecs.choice(list(LANGUAGES)))  # ?lang=xx: a notice, then English
         st.session_state["ui_lang"] = lang()  # the widget takes its value from here (a link's ?lang= at first)
         choice = st.radio("Language / Idioma", list(LANGUAGES), format_func=LANGUAGES.get, key="ui_lang",
                           horizontal=True)

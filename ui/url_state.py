@@ -39,17 +39,7 @@ from typing import Any
 
 import streamlit as st
 
-from lab.link_codec import (  # noqa: F401  (the pages' codecs, re-exported)
-    MAX_LINK_TEXT,
-    Codec,
-    LinkValueError,
-    boolean,
-    choice,
-    choices,
-    integer,
-    real,
-    text,
-)
+from lab.link_codec import MAX_LINK_TEXT, Codec, LinkValueError
 from ui import messages
 from ui.i18n import lang, num, t
 from ui.model_loader import MODEL_KEY

@@ -21,7 +21,8 @@ from typing import Any
 
 import streamlit as st
 
-from ui import url_state as link
+from ui import url_codecs as link
+from ui import url_state
 from ui.limits import cap_text
 
 
@@ -39,7 +40,7 @@ class Widget:
     def bind(self):
         """The value the URL or the session gives this input (see ui.url_state.bind), kept for this run."""
         if not self._bound:
-            self.value = link.bind(self.key, self.default, self.codec())
+            self.value = url_state.bind(self.key, self.default, self.codec())
             self._bound = True
         return self.value
 
