@@ -78,9 +78,11 @@ def restore() -> None:
 
 
 def _cookie() -> None:
-    """Write the draft's cookie once (a script; the page has no other way to set one)."""
-    who = st.session_state.pop("_draft_cookie", None)
-    if who:
+    """Write the draft's cookie (a script; the page has no other way to set one), on every run of the editor until
+    the browser sends it: a run cut short by the next one may never have shown the script, and a reload then
+    finds no draft."""
+    who = st.session_state.get("_draft_cookie")
+    if who and (st.context.cookies or {}).get(COOKIE) != who:
         st.html(f"<script>(window.parent || window).document.cookie = '{COOKIE}={who}; path=/; max-age=604800; "
                 "SameSite=Strict';</script>", unsafe_allow_javascript=True)
 

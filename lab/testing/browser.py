@@ -116,8 +116,27 @@ def chromium() -> Iterator[object]:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             yield browser
+        except Exception as e:  # what each open tab showed when the test failed, in its report (CI keeps no screen)
+            e.add_note(shown(browser))
+            raise
         finally:
             browser.close()
+
+
+def shown(browser, most: int = 1500) -> str:
+    """Each open tab's address, whether the app was running, and the start of its text: what a failed test saw."""
+    lines = []
+    for context in browser.contexts:
+        for page in context.pages:
+            try:
+                running = page.locator(IDLE).count() == 0
+                text = page.locator("body").inner_text(timeout=2_000)
+            except Exception as e:  # a closed or crashed tab
+                lines.append(f"tab {page.url}: unreadable ({type(e).__name__})")
+                continue
+            words = " | ".join(line for line in text.splitlines() if line.strip())
+            lines.append(f"tab {page.url} ({'running' if running else 'idle'}): {words[:most]}")
+    return "\n".join(lines) or "no tab open"
 
 
 def new_page(browser, width: int = 1400, height: int = 1000):
