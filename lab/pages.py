@@ -89,10 +89,10 @@ OTHER_COMMANDS = {"models": "00", "prefetch": "00", "detect-set": "12", "bench":
 OTHER_CLI = ("lab.cli.bench", "lab.cli.models", "lab.cli.train", "lab.cli.replicas", "lab.cli.lessons",
              "lab.cli.guess")
 # Benchmarks of no one page: model loading, the hosted demo, the two slow pages in Chromium, a class on one
-# link, a room, the first visit after a start.
+# link, a room, a room's answers, the first visit after a start.
 OTHER_BENCH = ("lab.benchmarks.loading", "lab.benchmarks.hosting", "lab.benchmarks.pages",
                "lab.benchmarks.class_readers", "lab.benchmarks.container", "lab.benchmarks.rooms",
-               "lab.benchmarks.warmup")
+               "lab.benchmarks.answers", "lab.benchmarks.warmup")
 
 
 def slugs() -> tuple[str, ...]:

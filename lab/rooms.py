@@ -1,15 +1,29 @@
 """Rooms: a class following a teacher through a lesson (no Streamlit here; ui/rooms.py draws them).
 
 A room is a short code, the lesson's name, the step the teacher is on, an expiry, and the hash of a secret that
-only the teacher's session holds (never a link: the code is what students get). Nothing else is kept: no user
-text, no names. Two stores with one behaviour:
+only the teacher's session holds (never a link: the code is what students get). The secret is itself a code the
+teacher can type back (12 letters and digits of ALPHABET, 60 bits; `teacher_key` writes it "ABCD-EFGH-JKLM"):
+`claim_by_key` takes a room back from it, and refuses every try once MAX_WRONG_KEYS wrong keys were typed for
+the room. The store keeps its hash only, never the secret or the key.
+
+Answers (issue 52): each step of a room has one or two rounds (`Round`: the first open as soon as the step is
+shown; "vote again" opens the second, the first kept). A student's answer is a short text filed under `who`, a
+random id of their browser session (no name); one answer per `who` per round, replaced when they answer again,
+refused once the teacher closed or revealed the round. The ids never leave the store: only counts do. Answers
+live and expire with their room; `close()` removes them.
+
+Two stores with one behaviour:
 
 - MemoryStore: a dict in this process (the default; one app process);
 - RedisStore: one Redis (`LAB_ROOMS_URL=redis://host:6379/0`), so that a class spread over replicas sees one
-  room. Each room is a hash `lab:room:CODE` with Redis's own expiry.
+  room. Each room is a hash `lab:room:CODE` with Redis's own expiry; beside it `:claim` (the code taken),
+  `:seen` (students following), `:fails` (wrong keys typed), `:round:STEP` (a hash: number, open, revealed),
+  `:answers:STEP:N` (a hash: who -> answer) and `:keys` (the set of the round and answer keys), all expiring
+  with the room. Writes that check a round's state (an answer, closing, revealing, voting again, closing the
+  room) are one Lua script each, so two students answering while the teacher closes the round never disagree.
 
 `store()` picks one from the environment. Every failure is a RoomError: an unknown or expired code, a code that
-is not one, a wrong secret, Redis unreachable.
+is not one, a wrong secret, an answer to a closed round, Redis unreachable.
 """
 
 from __future__ import annotations
@@ -21,7 +35,8 @@ import re
 import secrets
 import threading
 import time
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 
 from lab.errors import LabError
 
@@ -34,6 +49,11 @@ ENV = "LAB_ROOMS_URL"
 REDIS_TIMEOUT_S = 1.0  # a room must never hold a page up: Redis answers fast or not at all
 PREFIX = "lab:room:"
 PRESENT_S = 6.0  # a student counts as following while their page has read the room within this many seconds
+KEY_LENGTH = 12  # the teacher's secret: 12 characters of ALPHABET, 60 bits
+KEY = re.compile(f"[{ALPHABET}]{{{KEY_LENGTH}}}")
+MAX_WRONG_KEYS = 20  # typed teacher keys a room accepts wrong before it refuses every key
+MAX_ANSWER, MAX_WHO = 100, 64  # characters
+ROUNDS = 2  # a question is answered once, then at most once again
 
 
 def passing(e: RoomError) -> bool:
@@ -43,7 +63,21 @@ def passing(e: RoomError) -> bool:
 
 class RoomError(LabError):
     """A room that cannot be used. reasons: "not_a_code" (code), "no_room" (code: unknown or expired),
-    "not_teacher" (code), "unreachable" (where: the store's address without its password)."""
+    "not_teacher" (code), "unreachable" (where: the store's address without its password), "closed" (code, step:
+    an answer to a round the teacher closed or revealed), "no_more_rounds" (code, step: "vote again" on a second
+    round), "not_an_answer" (an answer that is not 1-100 characters of text, or a `who` that is not 1-64: the
+    caller cleans answers first, so a reader never meets it)."""
+
+
+@dataclass(frozen=True)
+class Round:
+    """The current round of a step's question: its number (1, or 2 after "vote again"), whether students may still
+    answer (open), whether the teacher showed the answer (revealed: closed too)."""
+
+    step: int
+    number: int
+    open: bool
+    revealed: bool
 
 
 @dataclass(frozen=True)
@@ -74,53 +108,137 @@ def _check_step(step) -> int:
     return step
 
 
+def _check_number(number) -> int:
+    if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= ROUNDS:
+        raise RoomError(f"not a round: {number!r}", "not_a_code", code="")
+    return number
+
+
+def _check_answer(who, value) -> None:
+    """RoomError "not_an_answer" unless `value` is 1-100 characters of text and `who` 1-64."""
+    for what, v, most in (("answer", value, MAX_ANSWER), ("student id", who, MAX_WHO)):
+        if not isinstance(v, str) or not 1 <= len(v) <= most:
+            shown = len(v) if isinstance(v, str) else type(v).__name__
+            raise RoomError(f"not an {what}: {shown!r} (1 to {most} characters)", "not_an_answer", most=most)
+
+
+def _new_secret() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(KEY_LENGTH))
+
+
+def _typed_key(key) -> str:
+    """A teacher's key as typed (spaces, dashes, lower case) in its one form, or "" when it cannot be one."""
+    clean = re.sub(r"[\s-]", "", key).upper() if isinstance(key, str) and len(key) <= 60 else ""
+    return clean if KEY.fullmatch(clean) else ""
+
+
+def teacher_key(secret: str) -> str:
+    """The teacher's secret as they would type it back: "ABCD-EFGH-JKLM" (RoomError for a secret not made here)."""
+    clean = _typed_key(secret)
+    if not clean:
+        raise RoomError("not a teacher's secret", "not_teacher", code="")
+    return "-".join(clean[i:i + 4] for i in range(0, KEY_LENGTH, 4))
+
+
+def _fresh(step: int) -> Round:
+    """A step nobody touched: round 1, open (students may answer as soon as the step is shown)."""
+    return Round(step, 1, True, False)
+
+
+def _turned(round_: Round, turn: str, code: str) -> Round:
+    """`round_` after the teacher's `turn`: "close", "reveal" or "again" (RoomError "no_more_rounds")."""
+    if turn == "again":
+        if round_.number >= ROUNDS:
+            raise RoomError(f"room {code}, step {round_.step}: no round after the second", "no_more_rounds",
+                            code=code, step=round_.step)
+        return Round(round_.step, round_.number + 1, True, False)
+    return replace(round_, open=False, revealed=round_.revealed or turn == "reveal")
+
+
+def _gone(code: str) -> RoomError:
+    return RoomError(f"no room {code} (unknown or expired)", "no_room", code=code)
+
+
+def _refused(code: str, step: int) -> RoomError:
+    return RoomError(f"room {code}, step {step}: the round is closed", "closed", code=code, step=step)
+
+
 class MemoryStore:
-    """Rooms in this process's memory (a lock around a dict); `clock` for tests."""
+    """Rooms in this process's memory (a lock around dicts); `clock` for tests."""
 
     def __init__(self, clock=time.time):
         self.clock, self._rooms, self._lock, self._seen = clock, {}, threading.Lock(), {}
+        self._rounds: dict[str, dict[int, Round]] = {}  # code -> step -> its current round (absent: _fresh)
+        self._answers: dict[str, dict[tuple[int, int], dict[str, str]]] = {}  # code -> (step, number) -> who -> answer
+        self._wrong: dict[str, int] = {}  # code -> wrong teacher keys typed
 
     def create(self, lesson: str, step: int, ttl_s: float = TTL_S) -> tuple[Room, str]:
-        """A new room on `step` of `lesson`: (the room, the teacher's secret)."""
-        secret, expires = secrets.token_urlsafe(24), self.clock() + ttl_s
+        """A new room on `step` of `lesson`: (the room, the teacher's secret: `teacher_key` writes it to type)."""
+        secret, expires = _new_secret(), self.clock() + ttl_s
         with self._lock:
-            self._rooms = {c: r for c, r in self._rooms.items() if r[0].expires > self.clock()}  # drop expired
+            self._drop_expired()
             code = _new_code(lambda c: c in self._rooms)
             room = Room(code, lesson, _check_step(step), expires)
             self._rooms[code] = (room, _digest(secret))
         return room, secret
 
+    def _drop_expired(self) -> None:
+        """(Under the lock.) Forget the rooms past their expiry, with everything kept beside them."""
+        now = self.clock()
+        self._rooms = {c: r for c, r in self._rooms.items() if r[0].expires > now}
+        for kept in (self._seen, self._rounds, self._answers, self._wrong):
+            for code in [c for c in kept if c not in self._rooms]:
+                del kept[code]
+
+    def _held(self, code: str) -> tuple[Room, str]:
+        """(Under the lock.) (room, its secret's hash) of the normalised `code`; RoomError "no_room"."""
+        found = self._rooms.get(code)
+        if found is None or found[0].expires <= self.clock():
+            raise _gone(code)
+        return found
+
     def get(self, code: str) -> Room:
         """The room `code` (RoomError: not a code, unknown, expired)."""
         code = normalise(code)
         with self._lock:
-            found = self._rooms.get(code)
-        if found is None or found[0].expires <= self.clock():
-            raise RoomError(f"no room {code} (unknown or expired)", "no_room", code=code)
-        return found[0]
+            return self._held(code)[0]
 
     def move(self, code: str, secret: str, step: int) -> Room:
         """The teacher moves the room to `step` (RoomError: not the teacher's secret, no such room)."""
         room = self.claim(code, secret)
         with self._lock:
             moved = Room(room.code, room.lesson, _check_step(step), room.expires)
-            self._rooms[room.code] = (moved, self._rooms[room.code][1])
+            self._rooms[room.code] = (moved, self._held(room.code)[1])
         return moved
 
     def claim(self, code: str, secret: str) -> Room:
         """The room, for its teacher only (RoomError "not_teacher" for another secret): a teacher taking it back."""
-        room = self.get(code)
+        code = normalise(code)
         with self._lock:
-            if not hmac.compare_digest(self._rooms[room.code][1], _digest(secret)):
-                raise RoomError(f"not the teacher of room {room.code}", "not_teacher", code=room.code)
+            room, digest = self._held(code)
+        if not isinstance(secret, str) or not hmac.compare_digest(digest, _digest(secret)):
+            raise RoomError(f"not the teacher of room {code}", "not_teacher", code=code)
         return room
 
+    def claim_by_key(self, code: str, key: str) -> tuple[Room, str]:
+        """The teacher takes the room back by typing their key (any case, spaces or dashes): (the room, the secret
+        to keep in their session). RoomError "not_teacher" for a wrong key, and for every key once MAX_WRONG_KEYS
+        wrong ones were typed for this room."""
+        code = normalise(code)
+        with self._lock:
+            room, digest = self._held(code)
+            wrong, secret = self._wrong.get(code, 0), _typed_key(key)
+            if wrong >= MAX_WRONG_KEYS or not secret or not hmac.compare_digest(digest, _digest(secret)):
+                self._wrong[code] = wrong + 1
+                raise RoomError(f"not the teacher of room {code}", "not_teacher", code=code, wrong=wrong + 1)
+        return room, secret
+
     def close(self, code: str, secret: str) -> None:
-        """The teacher ends the room: students' links say it is over."""
+        """The teacher ends the room: students' links say it is over; its answers are gone."""
         room = self.claim(code, secret)
         with self._lock:
-            self._rooms.pop(room.code, None)
-            self._seen.pop(room.code, None)
+            for kept in (self._rooms, self._seen, self._rounds, self._answers, self._wrong):
+                kept.pop(room.code, None)
 
     def seen(self, code: str, who: str) -> None:
         """A student's page read the room now (`who`: a random id of their browser session, no name)."""
@@ -137,9 +255,110 @@ class MemoryStore:
             self._seen[code] = seen
         return len(seen)
 
+    def round_of(self, code: str, step: int) -> Round:
+        """The current round of `step`'s question (a step nobody touched: round 1, open)."""
+        code, step = normalise(code), _check_step(step)
+        with self._lock:
+            self._held(code)
+            return self._rounds.get(code, {}).get(step) or _fresh(step)
+
+    def answer(self, code: str, who: str, step: int, value: str) -> None:
+        """File `who`'s answer in `step`'s current round, replacing theirs (RoomError "closed" once it is closed)."""
+        code, step = normalise(code), _check_step(step)
+        _check_answer(who, value)
+        with self._lock:
+            self._held(code)
+            now = self._rounds.get(code, {}).get(step) or _fresh(step)
+            if not now.open or now.revealed:
+                raise _refused(code, step)
+            self._answers.setdefault(code, {}).setdefault((step, now.number), {})[who] = value
+
+    def _round_answers(self, code: str, step: int, number: int | None) -> dict[str, str]:
+        code, step = normalise(code), _check_step(step)
+        with self._lock:
+            self._held(code)
+            number = (self._rounds.get(code, {}).get(step) or _fresh(step)).number if number is None else number
+            return dict(self._answers.get(code, {}).get((step, _check_number(number)), {}))
+
+    def mine(self, code: str, who: str, step: int) -> str | None:
+        """`who`'s answer in `step`'s current round, or None."""
+        return self._round_answers(code, step, None).get(who)
+
+    def answers(self, code: str, step: int, number: int | None = None) -> dict[str, int]:
+        """{answer: how many gave it} in round `number` of `step` (default: the current round); no ids."""
+        return dict(Counter(self._round_answers(code, step, number).values()))
+
+    def answered(self, code: str, step: int) -> int:
+        """How many students answered `step`'s current round."""
+        return len(self._round_answers(code, step, None))
+
+    def _turn(self, code: str, secret: str, step: int, turn: str) -> Round:
+        room, step = self.claim(code, secret), _check_step(step)
+        with self._lock:
+            self._held(room.code)
+            turned = _turned(self._rounds.get(room.code, {}).get(step) or _fresh(step), turn, room.code)
+            self._rounds.setdefault(room.code, {})[step] = turned
+        return turned
+
+    def close_round(self, code: str, secret: str, step: int) -> Round:
+        """The teacher closes `step`'s current round: answers are refused from now on."""
+        return self._turn(code, secret, step, "close")
+
+    def reveal(self, code: str, secret: str, step: int) -> Round:
+        """The teacher shows the answer: the round is closed and revealed."""
+        return self._turn(code, secret, step, "reveal")
+
+    def again(self, code: str, secret: str, step: int) -> Round:
+        """"Vote again": round 2 opens, round 1's answers kept (RoomError "no_more_rounds" from round 2)."""
+        return self._turn(code, secret, step, "again")
+
+
+# The Redis writes that check a round's state, each one script (atomic): KEYS[1] the room's hash, KEYS[2] the step's
+# round hash, KEYS[3] the set of the room's round and answer keys; every key they make expires with the room.
+_LUA_KEEP = """
+local function keep(key)
+  redis.call('SADD', KEYS[3], key)
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then redis.call('PEXPIRE', key, ttl); redis.call('PEXPIRE', KEYS[3], ttl) end
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'no_room'} end
+local r = redis.call('HMGET', KEYS[2], 'number', 'open', 'revealed')
+local number, open, revealed = r[1] or '1', r[2] or '1', r[3] or '0'
+"""
+ANSWER_LUA = _LUA_KEEP + """
+if open ~= '1' or revealed == '1' then return {'closed'} end
+local answers = ARGV[1] .. number
+redis.call('HSET', answers, ARGV[2], ARGV[3])
+keep(answers)
+return {'ok', number}
+"""  # ARGV: the answers' key less its round number, who, the answer
+TURN_LUA = _LUA_KEEP + """
+if ARGV[1] == 'again' then
+  if tonumber(number) >= tonumber(ARGV[2]) then return {'no_more_rounds'} end
+  number, open, revealed = tostring(tonumber(number) + 1), '1', '0'
+else
+  open = '0'
+  if ARGV[1] == 'reveal' then revealed = '1' end
+end
+redis.call('HSET', KEYS[2], 'number', number, 'open', open, 'revealed', revealed)
+keep(KEYS[2])
+return {'ok', number, open, revealed}
+"""  # ARGV: "close", "reveal" or "again"; ROUNDS
+CLOSE_LUA = """
+local kept = redis.call('SMEMBERS', KEYS[1])
+for _, key in ipairs(kept) do redis.call('DEL', key) end
+return redis.call('DEL', unpack(KEYS))
+"""  # KEYS: the set of round and answer keys, then the room's other keys
+
+
+def _round_from(step: int, state) -> Round:
+    """A Round from Redis's (number, open, revealed) strings, None where the step was never touched."""
+    number, open_, revealed = (list(state) + [None] * 3)[:3]
+    return Round(step, int(number or 1), (open_ or "1") == "1", revealed == "1")
+
 
 class RedisStore:
-    """Rooms in Redis: one hash per room, expiring with it."""
+    """Rooms in Redis: one hash per room, its rounds and answers beside it, all expiring with it."""
 
     def __init__(self, url: str):
         import redis
@@ -147,6 +366,8 @@ class RedisStore:
         self.where = re.sub(r"//[^@/]*@", "//", url)  # never the password in a message
         self.client = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT_S,
                                            socket_connect_timeout=REDIS_TIMEOUT_S, decode_responses=True)
+        self._answer, self._turn_lua, self._close = (self.client.register_script(s)
+                                                     for s in (ANSWER_LUA, TURN_LUA, CLOSE_LUA))
 
     def _call(self, fn):
         import redis
@@ -158,7 +379,7 @@ class RedisStore:
                             "unreachable", where=self.where) from None
 
     def create(self, lesson: str, step: int, ttl_s: float = TTL_S) -> tuple[Room, str]:
-        secret, expires = secrets.token_urlsafe(24), time.time() + ttl_s
+        secret, expires = _new_secret(), time.time() + ttl_s
         fields = {"lesson": lesson, "step": _check_step(step), "expires": expires, "secret": _digest(secret)}
         for _ in range(20):
             code = _new_code(lambda c: False)
@@ -182,7 +403,7 @@ class RedisStore:
         code = normalise(code)
         fields = self._call(lambda: self.client.hgetall(PREFIX + code))
         if not fields or float(fields["expires"]) <= time.time():
-            raise RoomError(f"no room {code} (unknown or expired)", "no_room", code=code)
+            raise _gone(code)
         return fields | {"code": code}
 
     def get(self, code: str) -> Room:
@@ -196,13 +417,28 @@ class RedisStore:
 
     def claim(self, code: str, secret: str) -> Room:
         f = self._fields(code)
-        if not hmac.compare_digest(f["secret"], _digest(secret)):
+        if not isinstance(secret, str) or not hmac.compare_digest(f["secret"], _digest(secret)):
             raise RoomError(f"not the teacher of room {f['code']}", "not_teacher", code=f["code"])
         return Room(f["code"], f["lesson"], int(f["step"]), float(f["expires"]))
 
+    def claim_by_key(self, code: str, key: str) -> tuple[Room, str]:
+        """As MemoryStore.claim_by_key. A try counts before it is checked and is given back when right, so that
+        no more than MAX_WRONG_KEYS wrong keys are ever checked, however many are typed at once."""
+        f = self._fields(code)
+        tried = f"{PREFIX}{f['code']}:fails"
+        pipe = self.client.pipeline()
+        pipe.incr(tried)
+        pipe.expireat(tried, int(float(f["expires"])) + 1)
+        tries, secret = self._call(pipe.execute)[0], _typed_key(key)
+        if tries > MAX_WRONG_KEYS or not secret or not hmac.compare_digest(f["secret"], _digest(secret)):
+            raise RoomError(f"not the teacher of room {f['code']}", "not_teacher", code=f["code"], wrong=tries)
+        self._call(lambda: self.client.decr(tried))
+        return Room(f["code"], f["lesson"], int(f["step"]), float(f["expires"])), secret
+
     def close(self, code: str, secret: str) -> None:
         room = self.claim(code, secret)
-        self._call(lambda: self.client.delete(PREFIX + room.code, PREFIX + room.code + ":seen"))
+        key = PREFIX + room.code
+        self._call(lambda: self._close(keys=[key + ":keys", key, key + ":claim", key + ":seen", key + ":fails"]))
 
     def seen(self, code: str, who: str) -> None:
         key, now = PREFIX + normalise(code) + ":seen", time.time()
@@ -215,6 +451,68 @@ class RedisStore:
     def following(self, code: str) -> int:
         key, now = PREFIX + normalise(code) + ":seen", time.time()
         return int(self._call(lambda: self.client.zcount(key, now - PRESENT_S, "+inf")))
+
+    def _keys(self, code: str, step: int) -> list[str]:
+        """The scripts' KEYS for `step` of room `code`: the room, the step's round, the set of kept keys."""
+        return [PREFIX + code, f"{PREFIX}{code}:round:{step}", f"{PREFIX}{code}:keys"]
+
+    def round_of(self, code: str, step: int) -> Round:
+        code, step = normalise(code), _check_step(step)
+        room, round_key, _ = self._keys(code, step)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.exists(room)
+        pipe.hmget(round_key, "number", "open", "revealed")
+        exists, state = self._call(pipe.execute)
+        if not exists:
+            raise _gone(code)
+        return _round_from(step, state)
+
+    def answer(self, code: str, who: str, step: int, value: str) -> None:
+        code, step = normalise(code), _check_step(step)
+        _check_answer(who, value)
+        got = self._call(lambda: self._answer(keys=self._keys(code, step),
+                                              args=[f"{PREFIX}{code}:answers:{step}:", who, value]))
+        if got[0] == "no_room":
+            raise _gone(code)
+        if got[0] == "closed":
+            raise _refused(code, step)
+
+    def _round_answers(self, code: str, step: int, number: int | None, read):
+        """`read(pipeline, key)` on the answers' hash of round `number` (None: the current round) of `step`."""
+        number = None if number is None else _check_number(number)
+        current = self.round_of(code, step)
+        key = f"{PREFIX}{normalise(code)}:answers:{current.step}:{current.number if number is None else number}"
+        pipe = self.client.pipeline(transaction=False)
+        read(pipe, key)
+        return self._call(pipe.execute)[0]
+
+    def mine(self, code: str, who: str, step: int) -> str | None:
+        return self._round_answers(code, step, None, lambda pipe, key: pipe.hget(key, who))
+
+    def answers(self, code: str, step: int, number: int | None = None) -> dict[str, int]:
+        return dict(Counter(self._round_answers(code, step, number, lambda pipe, key: pipe.hvals(key))))
+
+    def answered(self, code: str, step: int) -> int:
+        return int(self._round_answers(code, step, None, lambda pipe, key: pipe.hlen(key)))
+
+    def _turn(self, code: str, secret: str, step: int, turn: str) -> Round:
+        room, step = self.claim(code, secret), _check_step(step)
+        got = self._call(lambda: self._turn_lua(keys=self._keys(room.code, step), args=[turn, ROUNDS]))
+        if got[0] == "no_room":
+            raise _gone(room.code)
+        if got[0] == "no_more_rounds":
+            raise RoomError(f"room {room.code}, step {step}: no round after the second", "no_more_rounds",
+                            code=room.code, step=step)
+        return _round_from(step, got[1:])
+
+    def close_round(self, code: str, secret: str, step: int) -> Round:
+        return self._turn(code, secret, step, "close")
+
+    def reveal(self, code: str, secret: str, step: int) -> Round:
+        return self._turn(code, secret, step, "reveal")
+
+    def again(self, code: str, secret: str, step: int) -> Round:
+        return self._turn(code, secret, step, "again")
 
 
 def _new_code(taken) -> str:

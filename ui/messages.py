@@ -272,6 +272,10 @@ TEACHING: dict[tuple[str, str], Words] = {
                                              "Só o professor que abriu esta sala pode movê-la."),
     ("RoomError", "unreachable"): lambda d: ("The room server cannot be reached right now.",
                                              "O servidor das salas não responde agora."),
+    ("RoomError", "closed"): lambda d: ("The teacher has closed this question: your answer was not counted.",
+                                        "O professor já fechou esta pergunta: sua resposta não foi contada."),
+    ("RoomError", "no_more_rounds"): lambda d: ("This question has had its second vote: there is no third.",
+                                                "Esta pergunta já teve a segunda votação: não há uma terceira."),
     **GUESSING,
 }
 TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS | TEACHING
