@@ -132,6 +132,25 @@ def read_passage(loaded, text: str) -> Passage:
                    _log_probs(loaded.model, ids, loaded.context))
 
 
+OPEN = -1  # the id of read_context's open position: no token is there yet
+
+
+def read_context(loaded, text: str, spaced: bool = True) -> Passage:
+    """A text to continue (a next-token question, lab/questions.py), read as a Passage one position longer than
+    the text: its last position, the one after the text, holds no token yet (id OPEN), and its row of logp is the
+    model's next-token distribution after the text. score() reads an answer there with a leading space when
+    `spaced`, as it is otherwise (the own text of the open position is " " or ""). GuessError as read_passage's,
+    except that a one-token text is a context too."""
+    require_decoder(loaded, GuessError, "a next-token question")
+    if not text or not text.strip():
+        raise GuessError("the passage is empty", "empty")
+    ids = encode(loaded.tokenizer, text)
+    check_fits(len(ids) + 1, loaded.context, GuessError, loaded.name)
+    logp = _log_probs(loaded.model, ids + [0], loaded.context)  # the placeholder 0 is after every row's context
+    return Passage(loaded.name, ids + [OPEN], readable_texts(loaded.tokenizer, ids) + [""],
+                   token_texts(loaded.tokenizer, ids) + [" " if spaced else ""], logp)
+
+
 def rank_of(logp: np.ndarray, token: int) -> int:
     """1 + the number of tokens with a strictly higher log-probability than `token`."""
     return int((logp > logp[token]).sum()) + 1

@@ -7,8 +7,22 @@ not at all (no Streamlit here).
       - page: causal_mask          # a page's url path (app_pages/<page>.py)
         inputs: {mask_text: "..."} # the page's link parameters, with values its link accepts
         note: {en: ..., pt: ...}   # for the teacher
-        question: {en: ..., pt: ...}  # optional, for the class
+        question: {en: ..., pt: ...}  # optional, for the class (answerable with a kind: below)
         view: all_heads            # optional: which of the page's views the step is about (VIEWS; default the first)
+
+A question with a `kind` can be answered by the class, and lab computes the model's side (lab/questions.py):
+
+    question:
+      en: ...; pt: ...
+      kind: next-token             # the next word or token after `text` (1..400 characters)
+      text: "The Debian package manager"
+    question: {en: ..., pt: ..., kind: choice,           # 2..6 options, each {en, pt}
+               options: [{en: ..., pt: ...}, ...],
+               right: 2}                                 # optional, 1-based: a fact the file states; or
+               # right_from: cheapest_tokenizer (options' `value`s: encodings; `text`: the sentence) or
+               # right_from: previous_token_head (options' `value`s: heads "L.H"; `text`): lab computes it;
+               # neither: no option is right (an opinion, a sampler's output)
+    question: {en: ..., pt: ..., kind: number, of: tokens, text: "...", encoding: gpt2}  # or of: perplexity (text)
 
 Which inputs each page has, and each one's range or options, come from lab/data/lesson_inputs.json, written by
 running every page headless (`python scripts/lesson_headless.py inputs`; a test checks it is current): the pages
@@ -18,6 +32,7 @@ text's; `python -m lab lesson check` then opens every step for real and refuses 
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import re
@@ -39,12 +54,24 @@ LANGS = ("en", "pt")
 MIN_STEPS, MAX_STEPS = 1, 30
 MAX_FILE_BYTES = 200_000
 MAX_WORDS = 2_000  # characters of one note, question or title
+# Answerable questions (lab/questions.py computes their model side).
+KINDS = ("next-token", "choice", "number")
+RULES = ("cheapest_tokenizer", "previous_token_head")  # choice: right_from
+OF = ("tokens", "perplexity")  # number: of
+QUESTION_FIELDS = {"next-token": ("text",), "choice": ("options", "right", "right_from", "text"),
+                   "number": ("of", "text", "encoding")}
+ALL_QUESTION_FIELDS = ("en", "pt", "kind", "text", "options", "right", "right_from", "of", "encoding")
+MAX_CONTEXT = 400  # characters of a question's text
+MIN_OPTIONS, MAX_OPTIONS = 2, 6
+HEAD = re.compile(r"(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})")  # a head as layer.head, e.g. "2.3"
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")  # a lesson's name: its file name without .yaml, and ?lesson=
 
 
 class LessonError(LabError):
     """A lesson that cannot be used. reason "bad_lesson": details `where` (the step and field, e.g.
-    "step 2, inputs.attn_layer") and `problem` (English words)."""
+    "step 2, inputs.attn_layer") and `problem` (English words). reason "bad_question": an answerable question's
+    field, with the same `where` and `problem` and also `step` (1-based), `field` ("question.options"), `code`
+    (QUESTION_PROBLEMS, for the reader's language) and the values the words name."""
 
     reason_default = "bad_lesson"
 
@@ -168,6 +195,150 @@ def _words(data, where: str, optional: bool = False) -> dict | None:
     return {code: data[code] for code in LANGS}
 
 
+def _bad_question(k: int, field: str, code: str, problem: str, **values):
+    """LessonError "bad_question" at step k's `field` (see LessonError)."""
+    where = f"step {k}, {field}"
+    raise LessonError(f"{where}: {problem}", "bad_question", where=where, problem=problem, step=k, field=field,
+                      code=code, **values)
+
+
+def _question(data, k: int) -> dict | None:
+    """Step k's question: a plain {en, pt} pair, or an answerable one (a kind and its fields, each checked), as a
+    dict whose keys follow ALL_QUESTION_FIELDS."""
+    if data is None:
+        return None
+    where = f"step {k}, question"
+    if not isinstance(data, dict):
+        _fail(where, "must have exactly two texts, en and pt")
+    unknown = sorted(set(map(str, data)) - set(ALL_QUESTION_FIELDS))
+    if unknown:
+        _bad_question(k, f"question.{unknown[0]}", "not_a_field",
+                      f"is not a field of a question ({', '.join(ALL_QUESTION_FIELDS)})",
+                      fields=", ".join(ALL_QUESTION_FIELDS))
+    words = _words({c: data[c] for c in data if c in LANGS}, where)
+    extra = [f for f in ALL_QUESTION_FIELDS[3:] if f in data]
+    if "kind" not in data:
+        if extra:
+            _bad_question(k, f"question.{extra[0]}", "no_kind", "belongs to an answerable question, which needs a "
+                          f"kind ({', '.join(KINDS)})", kinds=", ".join(KINDS))
+        return words
+    kind = data["kind"]
+    if not isinstance(kind, str) or kind not in KINDS:
+        _bad_question(k, "question.kind", "not_one_of", f"{str(kind)[:40]!r} is not one of: {', '.join(KINDS)}",
+                      value=str(kind)[:40], known=", ".join(KINDS))
+    for f in extra:
+        if f not in QUESTION_FIELDS[kind]:
+            _bad_question(k, f"question.{f}", "not_for_kind", f"is not a field of a {kind} question (its fields: "
+                          f"{', '.join(QUESTION_FIELDS[kind])})", kind=kind, fields=", ".join(QUESTION_FIELDS[kind]))
+    fields = {"next-token": lambda: {"text": _question_text(data, k)}, "choice": lambda: _choice_fields(data, k),
+              "number": lambda: _number_fields(data, k)}[kind]()
+    answerable = words | {"kind": kind} | fields
+    return {f: answerable[f] for f in ALL_QUESTION_FIELDS if f in answerable}
+
+
+def _missing(k: int, field: str, why: str):
+    _bad_question(k, f"question.{field}", "missing", f"is missing: {why}", why=why)
+
+
+def _one_of(k: int, field: str, value, known) -> str:
+    """`value` when it is one of `known`, else the refusal naming them."""
+    if not isinstance(value, str) or value not in known:
+        _bad_question(k, f"question.{field}", "not_one_of", f"{str(value)[:40]!r} is not one of: {', '.join(known)}",
+                      value=str(value)[:40], known=", ".join(known))
+    return value
+
+
+def _question_text(data: dict, k: int) -> str:
+    """The question's `text` (the context, the sentence): 1..MAX_CONTEXT characters, not blank."""
+    text = data.get("text")
+    if text is None:
+        _missing(k, "text", "this kind of question is about a text")
+    if not isinstance(text, str) or not text.strip():
+        _bad_question(k, "question.text", "empty_text", "must be a non-empty text")
+    if len(text) > MAX_CONTEXT:
+        _bad_question(k, "question.text", "long_text", f"is {len(text):,} characters; a question's text is at most "
+                      f"{MAX_CONTEXT}", chars=len(text), most=MAX_CONTEXT)
+    return text
+
+
+def _choice_fields(data: dict, k: int) -> dict:
+    """A choice's options, and its right one stated (right, 1-based) or computed (right_from, on `text`)."""
+    rule, right = data.get("right_from"), data.get("right")
+    if rule is not None and right is not None:
+        _bad_question(k, "question.right_from", "both", "cannot go with right: the right option is stated (right) "
+                      "or computed (right_from), not both")
+    if rule is not None:
+        _one_of(k, "right_from", rule, RULES)
+    out = {"options": _options(data.get("options"), k, rule)}
+    if right is not None:
+        if isinstance(right, bool) or not isinstance(right, int):
+            _bad_question(k, "question.right", "not_whole", "must be a whole number (1 is the first option)")
+        if not 1 <= right <= len(out["options"]):
+            _bad_question(k, "question.right", "right_range", f"{right} is outside 1..{len(out['options'])}",
+                          value=right, most=len(out["options"]))
+        out["right"] = right
+    if rule is not None:
+        out |= {"right_from": rule, "text": _question_text(data, k)}
+    elif "text" in data:
+        _bad_question(k, "question.text", "text_without_rule", "is read only with right_from (the text the right "
+                      "option is computed on)")
+    return out
+
+
+def _options(options, k: int, rule: str | None) -> list[dict]:
+    """MIN_OPTIONS..MAX_OPTIONS options, each {en, pt}, and with a rule each its `value` (distinct)."""
+    if not isinstance(options, list) or not MIN_OPTIONS <= len(options) <= MAX_OPTIONS:
+        _bad_question(k, "question.options", "options", f"must have {MIN_OPTIONS} to {MAX_OPTIONS} options",
+                      least=MIN_OPTIONS, most=MAX_OPTIONS)
+    out, seen = [], {}
+    for i, option in enumerate(options, 1):
+        field = f"question.options[{i}]"  # 1-based, as right is
+        if not isinstance(option, dict) or not set(map(str, option)) <= {*LANGS, *(("value",) if rule else ())}:
+            _bad_question(k, field, "option", "must have en and pt" + (", and a value (right_from reads it)" if rule
+                                                                         else " only"), rule=rule)
+        words = _words({c: option[c] for c in option if c in LANGS}, f"step {k}, {field}")
+        if rule is not None:
+            value = _option_value(option.get("value"), k, f"{field}.value", rule)
+            if value in seen:
+                _bad_question(k, f"{field}.value", "repeat", f"repeats the value of option {seen[value]}",
+                              other=seen[value])
+            seen[value] = i
+            words["value"] = value
+        out.append(words)
+    return out
+
+
+def _option_value(value, k: int, field: str, rule: str) -> str:
+    """An option's value for its rule: an encoding the tokens page knows, or a head written "layer.head"."""
+    if value is None:
+        _missing(k, field.removeprefix("question."), "right_from computes the right option from each option's value")
+    if rule == "cheapest_tokenizer":
+        from lab.encodings import ENCODINGS
+
+        return _one_of(k, field.removeprefix("question."), value, ENCODINGS)
+    if not isinstance(value, str) or not HEAD.fullmatch(value):
+        _bad_question(k, field, "head", 'must be a head written layer.head in quotes, e.g. "2.3" (unquoted, 1.10 '
+                      "would read as the number 1.1)")
+    return value
+
+
+def _number_fields(data: dict, k: int) -> dict:
+    """A number's quantity (of), its text, and for tokens the encoding that counts them."""
+    if data.get("of") is None:
+        _missing(k, "of", f"a number question says what is counted ({', '.join(OF)})")
+    out = {"of": _one_of(k, "of", data["of"], OF), "text": _question_text(data, k)}
+    if out["of"] == "tokens":
+        from lab.encodings import ENCODINGS
+
+        if data.get("encoding") is None:
+            _missing(k, "encoding", "tokens are counted by an encoding")
+        out["encoding"] = _one_of(k, "encoding", data["encoding"], ENCODINGS)
+    elif "encoding" in data:
+        _bad_question(k, "question.encoding", "not_for_of", "is read only with of: tokens (a perplexity is the "
+                      "lesson's model's)")
+    return out
+
+
 def _step(data, k: int, inputs: dict) -> Step:
     """Step k (1-based) of a lesson, checked field by field."""
     where = f"step {k}"
@@ -194,7 +365,7 @@ def _step(data, k: int, inputs: dict) -> Step:
     view, views = data.get("view"), manifest.by_slug(page).views
     if view is not None and view not in views:
         _fail(f"{where}, view", f"{view!r} is not a view of the page {page} (its views: {', '.join(views)})")
-    return Step(page, dict(values), note, _words(data.get("question"), f"{where}, question", optional=True), view)
+    return Step(page, dict(values), note, _question(data.get("question"), k), view)
 
 
 def parse(data, name: str, models: set[str] | None = None, inputs: dict | None = None) -> Lesson:
@@ -290,7 +461,7 @@ def step_data(page: str, params: dict[str, str], note: dict) -> dict:
 def data(lesson: Lesson) -> dict:
     """A checked lesson as its file holds it (parse(data(lesson)) gives it back)."""
     steps = [{"page": s.page, "inputs": dict(s.inputs), "note": dict(s.note)}
-             | ({"question": dict(s.question)} if s.question else {}) | ({"view": s.view} if s.view else {})
+             | ({"question": copy.deepcopy(s.question)} if s.question else {}) | ({"view": s.view} if s.view else {})
              for s in lesson.steps]
     return {"title": dict(lesson.title)} | ({"model": lesson.model} if lesson.model else {}) | {"steps": steps}
 

@@ -261,6 +261,73 @@ GUESSING: dict[tuple[str, str], Words] = {
         f"a resposta contém um caractere de controle ({d['char']})."),
 }
 
+# Answerable questions (lab/questions.py; a lesson's question fields, lab/lessons.py's "bad_question"): an answer, an
+# answers table, the model's side; a question's field in Portuguese, the file's own words and values kept.
+QUESTIONS: dict[tuple[str, str], Words] = {
+    ("QuestionError", "not_answerable"): lambda d: (
+        "This question is asked aloud: it takes no answers in the app.",
+        "Esta pergunta é feita em voz alta: ela não recebe respostas no app."),
+    ("QuestionError", "empty_answer"): lambda d: _guess_row(d, "the answer is empty.", "a resposta está vazia."),
+    ("QuestionError", "long_answer"): lambda d: _guess_row(
+        d, f"the answer is {num(d['chars'])} characters; an answer is at most {num(d['most'])}.",
+        f"a resposta tem {num(d['chars'])} caracteres; uma resposta tem no máximo {num(d['most'])}."),
+    ("QuestionError", "control"): lambda d: _guess_row(
+        d, f"the answer holds a control character ({d['char']}).",
+        f"a resposta contém um caractere de controle ({d['char']})."),
+    ("QuestionError", "not_an_option"): lambda d: _guess_row(
+        d, f"answer with an option's number, from 1 to {num(d['most'])}.",
+        f"responda com o número de uma opção, de 1 a {num(d['most'])}."),
+    ("QuestionError", "not_a_number"): lambda d: _guess_row(d, "the answer is not a number (write it like 12 or 3,5).",
+                                                            "a resposta não é um número (escreva como 12 ou 3,5)."),
+    ("QuestionError", "ambiguous"): lambda d: _guess_row(
+        d, f"{d['answer']} could be a whole number with a thousands separator or a decimal: write it without the "
+           "separator.", f"{d['answer']} pode ser um número inteiro com separador de milhar ou um decimal: escreva-o "
+                         "sem o separador."),
+    ("QuestionError", "out_of_range"): lambda d: _guess_row(
+        d, f"the answer must be from {num(d['least'])} to {num(d['most'])}.",
+        f"a resposta precisa ir de {num(d['least'])} a {num(d['most'])}."),
+    ("QuestionError", "no_head"): lambda d: (
+        f"The model has no head {d['head']}: its layers go from 0 to {num(d['layers'] - 1)} and its heads from 0 to "
+        f"{num(d['heads'] - 1)}.", f"O modelo não tem a cabeça {d['head']}: as camadas vão de 0 a "
+                                   f"{num(d['layers'] - 1)} e as cabeças de 0 a {num(d['heads'] - 1)}."),
+    ("QuestionError", "one_token"): lambda d: ("The text is a single token: it has no previous token to attend to.",
+                                               "O texto é um único token: não há token anterior para olhar."),
+    ("QuestionError", "too_long"): lambda d: (
+        f"The text is {num(d['tokens'])} tokens; {d['model']} takes at most {num(d['context'])}.",
+        f"O texto tem {num(d['tokens'])} tokens; o {d['model']} aceita no máximo {num(d['context'])}."),
+    ("QuestionError", "tie"): lambda d: (f"Options {d['options']} tie: no one option is right.",
+                                         f"As opções {d['options']} empatam: nenhuma opção sozinha está certa."),
+    ("QuestionError", "not_csv"): lambda d: ("The answers are not a CSV table with the columns answer and count.",
+                                             "As respostas não são uma tabela CSV com as colunas answer e count."),
+    ("QuestionError", "row"): lambda d: _guess_row(d, "the row has no answer.", "a linha não tem resposta.")
+    if d["field"] == "answer" else _guess_row(d, "the count must be a whole number.",
+                                              "a contagem precisa ser um número inteiro."),
+    ("QuestionError", "count"): lambda d: _guess_row(d, f"the count must be from 1 to {num(d['most'])}.",
+                                                     f"a contagem precisa ir de 1 a {num(d['most'])}."),
+    ("QuestionError", "too_many"): lambda d: (f"The answers table has more than {num(d['most'])} rows.",
+                                              f"A tabela de respostas tem mais de {num(d['most'])} linhas."),
+    ("LessonError", "bad_question"): lambda d: (None, f"passo {d['step']}, {d['field']}: " + {
+        "not_a_field": f"não é um campo de uma pergunta ({d.get('fields')})",
+        "no_kind": f"é de uma pergunta que a turma responde, e ela precisa de um kind ({d.get('kinds')})",
+        "not_one_of": f"{d.get('value')!r} não é uma destas opções: {d.get('known')}",
+        "not_for_kind": f"não é um campo de uma pergunta {d.get('kind')} (os campos dela: {d.get('fields')})",
+        "missing": "está faltando",
+        "empty_text": "precisa ser um texto não vazio",
+        "long_text": f"tem {num(d.get('chars') or 0)} caracteres; o texto de uma pergunta tem no máximo "
+                     f"{num(d.get('most') or 0)}",
+        "both": "não combina com right: a opção certa é dada (right) ou calculada (right_from), não as duas",
+        "not_whole": "precisa ser um número inteiro (1 é a primeira opção)",
+        "right_range": f"{d.get('value')} está fora do intervalo 1 a {d.get('most')}",
+        "text_without_rule": "só é lido com right_from (o texto em que a opção certa é calculada)",
+        "options": f"precisa ter de {d.get('least')} a {d.get('most')} opções",
+        "option": "precisa ter en e pt" + (", e um value (o right_from o lê)" if d.get("rule") else " e nada mais"),
+        "repeat": f"repete o value da opção {d.get('other')}",
+        "head": 'precisa ser uma cabeça escrita camada.cabeça entre aspas, por exemplo "2.3" (sem aspas, 1.10 seria '
+                "lido como o número 1,1)",
+        "not_for_of": "só é lido com of: tokens (a perplexidade é a do modelo da lição)",
+    }.get(d["code"], "um valor que o app não aceita")),
+}
+
 # Lessons and rooms (ui/lesson.py, ui/rooms.py): a room's code is checked against its alphabet before it is shown.
 TEACHING: dict[tuple[str, str], Words] = {
     ("LessonError", "bad_lesson"): lambda d: (None, _lesson_pt(d["where"], d["problem"])),
@@ -277,6 +344,7 @@ TEACHING: dict[tuple[str, str], Words] = {
     ("RoomError", "no_more_rounds"): lambda d: ("This question has had its second vote: there is no third.",
                                                 "Esta pergunta já teve a segunda votação: não há uma terceira."),
     **GUESSING,
+    **QUESTIONS,
 }
 TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS | TEACHING
 

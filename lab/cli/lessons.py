@@ -12,6 +12,18 @@ its keys. Exit status 2 when any file or step fails, 0 otherwise. See lab/lesson
 at URL, as a class's link opens it, so that the class's first visit finds its computations cached; one line per
 step with the seconds cold and warm (scripts/lesson_warm.py: virtual readers speaking Streamlit's websocket
 protocol, no browser). Exit status 2 when a step fails or the app cannot be reached.
+
+`python -m lab lesson question [--json] FILE STEP [--answers ANSWERS.csv] [--model M]`: the model's side of step
+STEP's answerable question (lab/questions.py), computed with the lesson's model (or the offline default; --model
+overrides both), and with an answers table (CSV with the columns answer and count, '-' = stdin) the judged rows.
+The JSON (a contract):
+
+    {"lesson": "07-sampling", "step": 1, "question": {...as the file holds it...}, "model": "course-gpt2",
+     "side": {...lab.questions.model_side's...},
+     "judged": [{"answer": "is", "count": 3, "read_as": " is", "p": 0.084, "rank": 2}, ...]}   # with --answers
+
+`lesson check` also computes the model side of each answerable question, so that a head the lesson's model lacks,
+or options that tie, fail the step's line.
 """
 
 from __future__ import annotations
@@ -21,7 +33,7 @@ import subprocess
 import sys
 from urllib.parse import urlencode, urlsplit
 
-from lab.cli import one_line
+from lab.cli import CliError, one_line, print_json, print_table, read_text
 from lab.lessons import ROOT, LessonError, load, step_link
 
 HEADLESS = ROOT / "scripts" / "lesson_headless.py"
@@ -43,6 +55,22 @@ def register(sub) -> None:
     warm.add_argument("--timeout", type=float, default=600, help="seconds one visit may take (600)")
     warm.add_argument("--json", action="store_true", help="one JSON object: {lesson, url, steps: [...]}")
     warm.set_defaults(run=run_warm)
+    question = lesson_sub.add_parser("question", help="an answerable question's model side, and a class's answers "
+                                                      "judged")
+    question.add_argument("file", metavar="FILE", help="a lessons/NAME.yaml file")
+    question.add_argument("step", type=_step_number, metavar="STEP", help="the step's number, 1 for the first")
+    question.add_argument("--answers", metavar="CSV", help="the class's answers: CSV with answer, count ('-' = stdin)")
+    question.add_argument("--model", metavar="NAME_OR_DIR", help="the model (default: the lesson's, or the offline "
+                                                                 "default)")
+    question.add_argument("--json", action="store_true", help="print JSON")
+    question.set_defaults(run=run_question)
+
+
+def _step_number(value: str) -> int:
+    """STEP: a whole number from 1 (argparse's type; the range is the lesson's, checked once it is read)."""
+    if not value.strip().isdigit() or not 1 <= int(value) <= 10_000:
+        raise CliError(f"STEP must be a step's number (1 for the first); got {value[:40]!r}")
+    return int(value)
 
 
 def _steps(path: str) -> list[dict]:
@@ -64,10 +92,83 @@ def check_file(path: str) -> bool:
         print(one_line(f"{path}: {e}"))
         return False
     rows = _steps(path)
+    _question_problems(lesson, rows)
     for row in rows:
         verdict = "; ".join(row["problems"]) or "ok"
         print(one_line(f"{path} step {row['step']} {row['page']}: {verdict}"), flush=True)
     return len(rows) == len(lesson.steps) and not any(row["problems"] for row in rows)
+
+
+def _question_problems(lesson, rows: list[dict]) -> None:
+    """Each answerable question's model side computed, its problem (a head the model lacks, options that tie, a
+    text too long) added to its step's row."""
+    from lab import questions
+    from lab.errors import LabError
+    from lab.models import DEFAULT_OFFLINE
+
+    loaded = None
+    for row in rows:
+        step = lesson.steps[row["step"] - 1] if 1 <= row["step"] <= len(lesson.steps) else None
+        if step is None or not questions.answerable(step):
+            continue
+        try:
+            if loaded is None and questions.needs_model(step.question):
+                from lab.cli.args import load_model_arg
+
+                loaded = load_model_arg(lesson.model or DEFAULT_OFFLINE)
+            questions.model_side(step.question, loaded)
+        except (LabError, CliError) as e:
+            row["problems"].append(f"question: {e}")
+
+
+def run_question(args) -> int:
+    """The model's side of one step's question, and the answers judged; JSON or a readable form."""
+    from lab import questions
+    from lab.cli.args import load_model_arg
+    from lab.models import DEFAULT_OFFLINE
+
+    try:
+        lesson = load(args.file)
+    except LessonError as e:
+        raise CliError(f"{args.file}: {e}") from None
+    if args.step > len(lesson.steps):
+        raise CliError(f"{args.file} has {len(lesson.steps)} steps; there is no step {args.step}")
+    step = lesson.steps[args.step - 1]
+    if not questions.answerable(step):
+        raise CliError(f"step {args.step} of {args.file} has no answerable question (a question needs a kind)")
+    counts = questions.read_answers(step.question, read_text(args.answers)) if args.answers is not None else None
+    name = args.model or lesson.model or DEFAULT_OFFLINE
+    loaded = load_model_arg(name) if questions.needs_model(step.question) else name
+    side = questions.model_side(step.question, loaded, counts or ())
+    doc = {"lesson": lesson.name, "step": args.step, "question": step.question,
+           "model": name if questions.needs_model(step.question) else None, "side": side}
+    if counts is not None:
+        doc["judged"] = questions.judge(step.question, side, counts)
+    if args.json:
+        print_json(doc)
+    else:
+        _readable(doc)
+    return 0
+
+
+def _readable(doc: dict) -> None:
+    """The side and the judged rows as text."""
+    side = doc["side"]
+    print(one_line(f"{doc['lesson']} step {doc['step']}: {doc['question']['en']}"))
+    if side["kind"] == "next-token":
+        print_table(["model's top", "p"], [[repr(t["token"]), f"{t['p']:.3g}"] for t in side["top"]])
+    elif side["kind"] == "choice":
+        print(f"right option: {side['right'] if side['right'] is not None else 'none (no option is right)'}")
+        for key in ("tokens", "previous"):
+            if key in side:
+                print_table(["option value", key], [[k, v] for k, v in side[key].items()])
+    else:
+        print(f"true value: {side['value']}")
+    if "judged" in doc:
+        keys = [k for k in doc["judged"][0] if k not in ("read_as",)] if doc["judged"] else ["answer", "count"]
+        print()
+        print_table(keys, [[f"{row[k]:.3g}" if k == "p" and row[k] is not None else row[k] for k in keys]
+                           for row in doc["judged"]])
 
 
 def run_check(args) -> int:
