@@ -17,7 +17,7 @@ st.set_page_config(page_title="GPT-2, taken apart", page_icon=ICON, layout="wide
 nav = st.navigation(navigation.pages(), expanded=True)
 # The sidebar's settings and the page's inputs reach the URL once, when the run ends; a lesson's step (?lesson=,
 # ?step=) is applied before the sidebar and its bar drawn above the page (ui/lesson.py, docs/teaching.md).
-with warmup.reading(), url_state.publishing(), lesson.presenting(nav):  # reading(): the warm-up waits for this run
+with warmup.reading(), url_state.publishing(), lesson.presenting(nav) as withheld:  # reading(): the warm-up waits for this run
     warmup.start()  # once per process: the course models and the ceiling's table load in the background, between runs
     sidebar.draw()
     with st.sidebar:
@@ -26,4 +26,5 @@ with warmup.reading(), url_state.publishing(), lesson.presenting(nav):  # readin
     lesson_maker.add_view(nav.url_path or "home")  # "Add this view to a lesson" (ui/lesson_maker.py)
     presentation.style()
     a11y.style()  # <html lang> and what the theme cannot reach (docs/accessibility.md)
-    nav.run()
+    if not withheld:  # a lesson step's question waits for its answer: the page then (ui/answers.py)
+        nav.run()

@@ -8,6 +8,8 @@ a client of Streamlit's own websocket protocol, no browser), cold then warm.
 
 Prints one JSON line per step: {"step", "page", "cold_s", "warm_s", "ok", "problem"}. A visit fails when its run
 does not finish, shows an error, or does not draw the lesson bar's "step K of N" (the step was not applied).
+A step with "page_query" (its question withholds the page until the reveal, ui/answers.py) is opened first by the
+page's own link (cold: the page's computations made), then by the step's (warm: the bar and the question).
 """
 
 from __future__ import annotations
@@ -35,8 +37,13 @@ def problem(reading, bar: str) -> str | None:
 def main(plan: dict) -> None:
     for step in plan["steps"]:
         page = "" if step["page"] == "home" else step["page"]
-        cold, warm = (read(plan["url"], page, step["query"], timeout=plan["timeout"]) for _ in range(2))
-        trouble = problem(cold, step["bar"]) or problem(warm, step["bar"])
+        if "page_query" in step:  # the page waits for the question's answer: warmed through its own link first
+            cold = read(plan["url"], page, step["page_query"], timeout=plan["timeout"])
+            warm = read(plan["url"], page, step["query"], timeout=plan["timeout"])
+            trouble = problem(cold, "") or problem(warm, step["bar"])
+        else:
+            cold, warm = (read(plan["url"], page, step["query"], timeout=plan["timeout"]) for _ in range(2))
+            trouble = problem(cold, step["bar"]) or problem(warm, step["bar"])
         print(json.dumps({"step": step["step"], "page": step["page"], "cold_s": round(cold.seconds, 3),
                           "warm_s": round(warm.seconds, 3), "ok": trouble is None, "problem": trouble}), flush=True)
 

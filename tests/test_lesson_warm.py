@@ -61,3 +61,23 @@ def test_bad_input_is_one_line_and_exit_2(args, words):
     done = warm(*args)
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and words in done.stderr
+
+
+def test_a_step_whose_page_waits_for_the_answer_is_warmed_through_the_pages_own_link(app_url):
+    """Issue 52: a step whose question withholds its page until the reveal (ui/answers.py) is opened first by the
+    page's own link (the step's inputs, no lesson: the page runs and its computations are cached), then by the
+    step's link (the bar and the question); a step without one is opened twice by its link."""
+    from urllib.parse import parse_qs
+
+    from lab.cli.lessons import _warm_step
+
+    sampling = lessons.named("07-sampling")
+    first, second = _warm_step(sampling, 1, "en", "step 1 of 5"), _warm_step(sampling, 2, "en", "step 2 of 5")
+    page = parse_qs(first["page_query"])
+    assert "lesson" not in page and "step" not in page and page["samp_prompt"] == ["The Debian package manager"]
+    assert "page_query" not in second
+    plan = {"url": app_url, "timeout": 600, "steps": [first]}
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "lesson_warm.py"), json.dumps(plan)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900)
+    row = json.loads(done.stdout)
+    assert row["ok"] and row["step"] == 1, row

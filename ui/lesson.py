@@ -16,14 +16,13 @@ notes" on) and, when the reader changed an input or left the step's page, "back 
 from __future__ import annotations
 
 import contextlib
-import html
 from collections.abc import Iterator
 
 import streamlit as st
 
 from lab import lessons
 from lab.models import DEFAULT_OFFLINE
-from ui import messages, presentation, rooms, url_state
+from ui import answers, messages, presentation, rooms, url_state
 from ui.i18n import lang, t
 from ui.model_loader import MODEL_KEY
 
@@ -155,16 +154,18 @@ def _skip_the_way(lesson: lessons.Lesson, k: int, here: str, shown: int | None) 
 
 
 @contextlib.contextmanager
-def presenting(nav) -> Iterator[None]:
-    """Around the sidebar and the page (app.py): the step applied before, the bar filled in after."""
+def presenting(nav) -> Iterator[bool]:
+    """Around the sidebar and the page (app.py): the step applied before, the bar filled in after; gives whether
+    the page is withheld (a question whose answer is not revealed yet: app.py then does not run it)."""
     here = nav.url_path or "home"
     shown = _current(here)
     if shown is None:
-        yield
+        yield False
         return
+    withheld = answers.veil(*shown)  # a question's answer not revealed yet: the page waits (ui/answers.py)
     box = st.container(key="lesson-bar")
     try:
-        yield
+        yield withheld
     finally:
         with box:
             bar(*shown, here)
@@ -217,8 +218,7 @@ def bar(lesson: lessons.Lesson, k: int, here: str) -> None:
     if _changed(lesson, k, here):
         st.button(t("↺ Back to the step", "↺ Voltar ao passo"), key="lesson_back", on_click=_back, args=(lesson,))
     if step.question:
-        st.html('<p class="lesson-question"><b>' + html.escape(t("Question for the class:", "Pergunta para a turma:"))
-                + "</b> " + html.escape(step.question[lang()]) + "</p>")
+        answers.block(lesson, k, student)  # the question; answerable ones with their answers (ui/answers.py)
     if not student and st.session_state.get(NOTES, not presentation.on()):
         st.caption(t("Teacher's note: ", "Nota para o professor: ") + step.note[lang()])
     if not student:
@@ -234,6 +234,7 @@ def _menu() -> None:
                   help=t("The step's note for the teacher, under the bar. Students in a room never see it.",
                          "A nota do passo para o professor, sob a barra. Os alunos numa sala nunca a veem."))
         st.button(t("Leave the lesson", "Sair da lição"), key="lesson_leave", on_click=_leave, type="tertiary")
+        rooms.key_form()  # a teacher taking a room back with its key (ui/rooms.py)
 
 
 def _first(view: str) -> str:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 from urllib.parse import urlencode, urlsplit
@@ -31,6 +32,7 @@ POLL_S = 1.0  # a student's page follows the teacher within this plus one run
 COUNT_S = 2.0  # the teacher's count of students following is read this often
 WHO = "_room_who"  # session: a random id of this browser session, counted once among a room's students (no name)
 COUNTED = "_room_counted"  # session: the teacher's last count of students following
+ROUND = "_room_round"  # session: (code, step, round, open, revealed) of the answers round a student's page shows
 COOKIE = "lab_room"  # the teacher's browser: "CODE:SECRET" of the room it started, so a reload can take it back
 
 
@@ -45,8 +47,36 @@ def is_student() -> bool:
     return bool(code) and not _teacher_of(code)
 
 
-def _who() -> str:
+def who() -> str:
+    """A random id of this browser session (no name): counted once among a room's students, one answer per round."""
     return st.session_state.setdefault(WHO, secrets.token_hex(8))
+
+
+def answering(lesson: str) -> tuple[str, str | None] | None:
+    """The room a question on `lesson` is answered in: (code, the secret) for its teacher, (code, None) for a student
+    following it; None for a reader alone (no room, a student exploring, a room that cannot be read now)."""
+    teach = st.session_state.get(TEACH)
+    if teach and teach["lesson"] == lesson:
+        return teach["code"], teach["secret"]
+    code = st.session_state.get(JOINED)
+    if code and not _teacher_of(code) and st.session_state.get(SEEN) and st.session_state.get(FOLLOWING, True):
+        return code, None
+    return None
+
+
+def round_shown(code: str, k: int, now) -> None:
+    """What a student's page shows of step k's answers round (the poll reruns the page when the room's differs)."""
+    st.session_state[ROUND] = (code, k, now.number, now.open, now.revealed)
+
+
+def _round_moved(code: str, k: int) -> bool:
+    """Whether the teacher closed, revealed or reopened the round this student's page shows."""
+    shown = st.session_state.get(ROUND)
+    if not shown or shown[:2] != (code, k):
+        return False
+    now = rooms.store().round_of(code, k)
+    round_shown(code, k, now)  # the full run this asks for draws it (and its own poll then finds nothing new)
+    return (now.number, now.open, now.revealed) != shown[2:]
 
 
 def _code() -> str | None:
@@ -92,7 +122,7 @@ def followed() -> tuple[str, int] | None:
 def _seen(code: str) -> None:
     """Count this student among the room's followers (a store that does not answer: counted at the next poll)."""
     try:
-        rooms.store().seen(code, _who())
+        rooms.store().seen(code, who())
     except rooms.RoomError:
         pass
 
@@ -118,7 +148,11 @@ def _poll(code: str, lesson: str, k: int) -> None:
     except rooms.RoomError:
         return  # the next full run says so
     _seen(code)
-    if (room.lesson, room.step) != (lesson, k):
+    try:
+        moved = (room.lesson, room.step) != (lesson, k) or _round_moved(code, k)
+    except rooms.RoomError:
+        return
+    if moved:
         st.rerun(scope="app")
 
 
@@ -267,5 +301,44 @@ def _panel(teach: dict) -> None:
                             "more. Students open:", f"Sala **`{teach['code']}`**, aberta por mais {num(minutes // 60)}"
                             f" h {num(minutes % 60)} min. Os alunos abrem:"))
         code_col.markdown(f"[{link}]({link})")
+        with contextlib.suppress(rooms.RoomError):  # a room of the old kind (a long secret) has no typed key
+            code_col.download_button(t("Teacher key (a file, keep it)", "Chave do professor (um arquivo, guarde)"),
+                                     key_file(teach["code"], teach["secret"]), key="room_key_file",
+                                     file_name=f"room-{teach['code'].lower()}-teacher-key.txt", mime="text/plain",
+                                     help=t("With it you take the room back from any browser, after a reload or "
+                                            "a sleep. It is never shown on screen.",
+                                            "Com ela você retoma a sala de qualquer navegador, depois de recarregar "
+                                            "ou dormir. Ela nunca aparece na tela."), icon=":material/key:")
         qr_col.image(qr_svg(link), caption=t("QR code of the students' link", "QR code do link dos alunos"),
                      width=180)  # an SVG image (st.html would strip the <svg>)
+
+
+def key_form() -> None:
+    """In the bar's menu: a teacher whose tab, laptop or replica is gone types the room's code and the teacher key
+    (the file the panel gave) and takes the room back; answers already given stay."""
+    if st.session_state.get(TEACH):
+        return
+    with st.form("room_take_back", border=False):
+        st.text_input(t("Room code", "Código da sala"), key="room_back_code", max_chars=12)
+        st.text_input(t("Teacher key", "Chave do professor"), key="room_back_key", max_chars=24, type="password")
+        st.form_submit_button(t("Take a room back", "Retomar uma sala"), on_click=_by_key)
+
+
+def _by_key() -> None:
+    """"Take a room back" (a callback): the room, if the key is its teacher's; then its lesson on its step."""
+    try:
+        room, secret = rooms.store().claim_by_key(st.session_state.get("room_back_code") or "",
+                                                  st.session_state.get("room_back_key") or "")
+    except rooms.RoomError as e:
+        st.session_state["_room_problem"] = messages.text(e)
+        return
+    st.session_state[TEACH] = {"code": room.code, "secret": secret, "lesson": room.lesson, "step": room.step,
+                               "expires": room.expires, "cookie": True}
+    st.query_params["lesson"], st.query_params["step"] = room.lesson, str(room.step)
+
+
+def key_file(code: str, secret: str) -> str:
+    """The teacher key as a small text file (downloaded, never drawn: the projector shows the teacher's screen)."""
+    key = rooms.teacher_key(secret)
+    return (f"Room {code}\nTeacher key: {key}\n\nLost the tab? Open a lesson, then More > Take a room back.\n"
+            f"Perdeu a aba? Abra uma lição, depois Mais > Retomar uma sala.\n")

@@ -191,6 +191,20 @@ def _reachable(url: str) -> str | None:
         return f"no app answers at {url} ({type(e).__name__})"
 
 
+def _warm_step(lesson, k: int, lang: str, bar: str) -> dict:
+    """Step k's visits: its link, twice; for a step whose question withholds the page until the reveal (ui/answers),
+    the page's own link (its inputs, the model, the language) first, so that the reveal finds the page warm."""
+    from lab.models import DEFAULT_OFFLINE
+    from lab.questions import answerable
+
+    step, link = lesson.steps[k - 1], step_link(lesson, k, lang, DEFAULT_OFFLINE)
+    plan = {"step": k, "page": step.page, "query": urlencode(link), "bar": bar}
+    if step.question and answerable(step):
+        page_link = {p: v for p, v in link.items() if p not in ("lesson", "step")}
+        plan["page_query"] = urlencode(page_link)
+    return plan
+
+
 def run_warm(args) -> int:
     """Open every step of the lesson twice against the app at --url; one line (or --json) per step."""
     from lab.models import DEFAULT_OFFLINE
@@ -206,8 +220,7 @@ def run_warm(args) -> int:
         return 2
     n = len(lesson.steps)
     bar = (lambda k: f"step {k} of {n}") if args.lang == "en" else (lambda k: f"passo {k} de {n}")  # ui.lesson's
-    steps = [{"step": k, "page": s.page, "query": urlencode(step_link(lesson, k, args.lang, DEFAULT_OFFLINE)),
-              "bar": bar(k)} for k, s in enumerate(lesson.steps, 1)]
+    steps = [_warm_step(lesson, k, args.lang, bar(k)) for k in range(1, n + 1)]
     plan = {"url": args.url, "timeout": args.timeout, "steps": steps}
     done = subprocess.Popen([sys.executable, str(WARM), json.dumps(plan)], cwd=ROOT, stdout=subprocess.PIPE,
                             text=True)

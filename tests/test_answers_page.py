@@ -1,0 +1,150 @@
+"""A class answering a step's question (issue 52, ui/answers.py) under AppTest, in both languages: a reader alone,
+a room's rounds (answer, close, reveal, vote again), the teacher's export and key. The model's side is lab's
+(tests/test_questions.py checks it against transformers and tiktoken); here: that the page shows lab's numbers,
+hides the views until the reveal, and keeps the rounds apart."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+
+from lab import lessons, questions, rooms
+from tests.pages import open_page
+from viz.format import markdown_literal
+from tests.test_questions import tiktoken_oracle  # noqa: F401 (a fixture: tiktoken's own encodings, offline)
+
+SAMPLING = "07-sampling"  # step 1: next-token after "The Debian package manager"
+TOKENS = "01-tokens-and-embeddings"  # step 3: a number (GPT-2's tokens of a Portuguese sentence); 4: a choice
+
+
+def step_question(lesson: str, k: int) -> dict:
+    return lessons.named(lesson).steps[k - 1].question
+
+
+def hides_the_views(at, page: str) -> bool:
+    """Whether the run withheld the step's page (`page`: its title not drawn), saying so in the bar."""
+    withheld = not at.title and bool(at.session_state["_answers_veiled"])
+    assert withheld == any(i.icon == ":material/visibility_off:" for i in at.info)
+    return withheld and not any(page in str(m.value) for m in at.get('html') if 'st-key-view' in str(m.value))
+
+
+def press(at, label: str):
+    labels = [b.label for b in at.button]
+    assert label in labels, labels
+    return at.button[labels.index(label)].click().run()
+
+
+def answer(at, value: str, label: str = "Send my answer"):
+    if at.radio and any(r.key == "answer_value" for r in at.radio):
+        at.radio(key="answer_value").set_value(value)
+    else:
+        at.text_input(key="answer_value").input(value)
+    return press(at, label)
+
+
+def warnings(at) -> list[str]:
+    return [w.value for w in at.warning]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_reader_alone_answers_then_sees_the_models_next_token(lang):
+    at = open_page(None, lesson=SAMPLING, step="1", lang=lang)
+    assert hides_the_views(at, "sampling")
+    side = questions.model_side(step_question(SAMPLING, 1), "course-gpt2", [" is"])
+    answer(at, "is", "Check my answer" if lang == "en" else "Conferir minha resposta")
+    assert not at.exception and not hides_the_views(at, "sampling")
+    top = side["top"][0]
+    shown = f"{top['p']:.3f}".replace(".", "," if lang == "pt" else ".")
+    lead = "The model's most likely next token" if lang == "en" else "O próximo token mais provável para o modelo"
+    said = [m.value for m in at.markdown if m.value.startswith(lead)]
+    assert said and f"`{top['token']}`" in said[0] and said[0].endswith(f"{shown}.")
+    charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    assert len(charts) >= 2  # the class (one answer) and the model's top 5
+
+
+def test_a_bad_number_is_refused_in_the_readers_language_and_nothing_is_kept():
+    for lang, words in [("en", "not a number"), ("pt", "não é um número")]:
+        at = open_page(None, lesson=TOKENS, step="3", lang=lang)
+        answer(at, "twenty-four", "Check my answer" if lang == "en" else "Conferir minha resposta")
+        assert not at.exception and any(words in w for w in warnings(at)), warnings(at)
+        assert hides_the_views(at, "tokens")  # still unanswered
+
+
+def start(lesson: str, k: int, lang: str = "en"):
+    teacher = open_page(None, lesson=lesson, step=str(k), lang=lang)
+    teacher.button(key="room_start").click().run()
+    return teacher, teacher.session_state["_room_teacher"]["code"]
+
+
+def test_a_room_answers_two_rounds_and_the_reveal_reaches_every_student(tiktoken_oracle):
+    teacher, code = start(TOKENS, 3)
+    students = [open_page(None, room=code) for _ in range(3)]
+    assert all(hides_the_views(s, "tokens") for s in students) and hides_the_views(teacher, "tokens")
+    for s, value in zip(students, ["20", "24", "24,0"], strict=True):
+        answer(s, value)
+    answer(students[0], "30")  # changed: one answer per student per round
+    assert rooms.store().answered(code, 3) == 3
+    assert rooms.store().answers(code, 3) == {"30": 1, "24": 2}  # "24,0" read as 24 by lab.questions.clean
+    press(teacher, "Close the round")
+    late = answer(students[1], "25")
+    assert any("closed" in w for w in warnings(late)) and rooms.store().answers(code, 3) == {"30": 1, "24": 2}
+    press(teacher, "Reveal")
+    truth = questions.model_side(step_question(TOKENS, 3), None)["value"]
+    assert truth == len(tiktoken_oracle["gpt2"].encode(step_question(TOKENS, 3)["text"]))  # tiktoken's own count
+    for at in [teacher, *students]:
+        at.run()
+        assert not hides_the_views(at, "tokens")
+        assert any(m.value == f"The true value: {truth:,}." for m in at.markdown)
+    press(teacher, "Vote again")
+    assert rooms.store().round_of(code, 3).number == 2
+    for s in students:
+        s.run()
+        answer(s, "24")
+    press(teacher, "Reveal")
+    assert rooms.store().answers(code, 3, 1) == {"30": 1, "24": 2} and rooms.store().answers(code, 3, 2) == {"24": 3}
+    students[2].run()
+    assert any(c.value == "6 answers in 2 round(s)." for c in students[2].caption)
+
+
+def test_the_teachers_export_has_each_round_and_no_student_id():
+    teacher, code = start(TOKENS, 4, lang="pt")  # the cheapest tokenizer: a choice lab marks right
+    students = [open_page(None, room=code, lang="pt") for _ in range(2)]
+    answer(students[0], "1", "Enviar minha resposta")
+    answer(students[1], "2", "Enviar minha resposta")
+    press(teacher, "Revelar")
+    question = step_question(TOKENS, 4)
+    side = questions.model_side(question, None)
+    right = question["options"][side["right"] - 1]["pt"]
+    assert any(m.value == f"A opção certa: {markdown_literal(right)}." for m in teacher.markdown)
+    files = {b.proto.label: b.proto.url for b in teacher.get("download_button")}
+    assert files["Respostas (CSV)"].endswith(".csv") and files["Chave do professor (um arquivo, guarde)"].endswith(".txt")
+    text = questions.csv_text(question, {1: rooms.store().answers(code, 4, 1)}, side, "pt")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert sorted((r["answer"], r["count"]) for r in rows) == [("1", "1"), ("2", "1")]
+    who = [s.session_state["_room_who"] for s in students]
+    assert not any(w in text for w in who)
+
+
+def test_a_teacher_takes_the_room_back_with_the_key_and_a_wrong_key_is_refused():
+    teacher, code = start(SAMPLING, 1)
+    secret = teacher.session_state["_room_teacher"]["secret"]
+    key = rooms.teacher_key(secret)
+    assert key not in str([m.value for m in teacher.markdown])  # never drawn: a file
+    student = open_page(None, room=code)
+    answer(student, "is")
+    stranger = open_page(None, lesson=SAMPLING, step="2")
+    stranger.text_input(key="room_back_code").input(code)
+    stranger.text_input(key="room_back_key").input("ABCD-EFGH-JKLM")
+    press(stranger, "Take a room back")
+    assert "_room_teacher" not in stranger.session_state or not stranger.session_state["_room_teacher"]
+    back = open_page(None, lesson=SAMPLING, step="2")
+    back.text_input(key="room_back_code").input(code.lower())
+    back.text_input(key="room_back_key").input(key.lower().replace("-", " "))
+    press(back, "Take a room back")
+    assert back.session_state["_room_teacher"]["code"] == code and back.query_params["step"] == "1"
+    press(back, "Reveal")  # the answer given before is kept
+    assert rooms.store().round_of(code, 1).revealed and rooms.store().answers(code, 1) == {"is": 1}
+    assert re.search(r"1 answers? in 1 round", " ".join(c.value for c in back.caption))

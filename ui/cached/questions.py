@@ -1,0 +1,21 @@
+"""The model's side of a lesson step's answerable question (lab.questions.model_side), computed once per question,
+model and set of answers: the lesson bar asks for it on every run of a step that has one, and every student of a
+room asks for the same one. The model comes from ui.model_loader by name, never hashed, and is never changed."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from lab import questions
+from ui.model_loader import get_model
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def side(question_json: str, model_name: str, answers: tuple[str, ...] = ()) -> dict:
+    """model_side of the question (its JSON text: a cache key), with `model_name` where its kind needs a model, and
+    the next-token `answers` scored (sorted, cleaned: one entry per set of answers)."""
+    question = json.loads(question_json)
+    model = get_model(model_name) if questions.needs_model(question) else None
+    return questions.model_side(question, model, answers)
