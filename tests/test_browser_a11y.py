@@ -7,7 +7,8 @@ A and AA rules; any violation fails, except the Streamlit-drawn elements listed 
 with its reason, in docs/accessibility.md). Beyond axe's rules: every chart's SVG has a text alternative,
 `<html lang>` follows the reader's language, every input of one page of each kind (slider, select, text
 area, button) is reached with Tab and changed with keys alone, with a visible focus, and at a 640 px wide
-viewport (200 % zoom of a 1280 px screen) no page scrolls sideways and no text is cut off.
+viewport (200 % zoom of a 1280 px screen) no page scrolls sideways and no text is cut off. A lesson step's
+answerable question (issue 52) gets the same axe run, for a reader alone, before answering and after the reveal.
 The same visits record every request the tab sends or fails on: each must go to the app's own server (offline
 in a classroom an outside request fails; on a hosted demo it tells that outside host who visits), and every
 page's tab shows the shipped icon, sent inline. The pages are app.py's navigation (tests.pages.page_paths).
@@ -93,6 +94,23 @@ def excepted(rule: str, target: str, page) -> bool:
                for sel in EXCEPTIONS.get(rule, ()))
 
 
+def axe_violations(page) -> list[str]:
+    """axe-core's WCAG A/AA violations on the page as it is now, one line per element, EXCEPTIONS left out."""
+    page.add_script_tag(path=str(AXE))
+    assert page.evaluate("() => axe.version") == AXE_VERSION
+    found = []
+    for v in page.evaluate(RUN_AXE, TAGS):
+        nodes = [n for n in v["nodes"] if not excepted(v["id"], n["target"], page)]
+        found += [f"{v['id']} ({v['impact']}): {n['target']} {n['html']} -- {n['why']}" for n in nodes]
+    return found
+
+
+def chart_labels(page) -> list[str | None]:
+    """Each chart's text alternative: Vega writes the spec's description as its container's aria-label."""
+    return page.eval_on_selector_all(CHARTS, "cs => cs.map(c => c.closest('[role=graphics-document]')"
+                                             "?.getAttribute('aria-label'))")
+
+
 @pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("path", PAGES)
 def test_axe_finds_no_wcag_violation_and_every_chart_is_described(tab, path, mode):
@@ -105,16 +123,10 @@ def test_axe_finds_no_wcag_violation_and_every_chart_is_described(tab, path, mod
     assert outside(seen, url) == [], "requests that would leave the machine"
     # the shipped icon, sent inline (not a missing or default one)
     assert page.eval_on_selector('link[rel~="icon"]', "e => e.href").startswith("data:image/svg+xml")
-    page.add_script_tag(path=str(AXE))
-    assert page.evaluate("() => axe.version") == AXE_VERSION
-    found = []
-    for v in page.evaluate(RUN_AXE, TAGS):
-        nodes = [n for n in v["nodes"] if not excepted(v["id"], n["target"], page)]
-        found += [f"{v['id']} ({v['impact']}): {n['target']} {n['html']} -- {n['why']}" for n in nodes]
+    found = axe_violations(page)
     assert not found, f"/{path}?{MODES[mode]}:\n" + "\n".join(found)
     # every chart says what it shows: Vega writes the spec's description as its container's aria-label
-    labels = page.eval_on_selector_all(CHARTS, "cs => cs.map(c => c.closest('[role=graphics-document]')"
-                                               "?.getAttribute('aria-label'))")
+    labels = chart_labels(page)
     assert all(label and len(label) > 12 for label in labels), labels
     # and no legend label is cut with an ellipsis (issue 34, item 11: "mostrado como um toke…")
     cut = page.eval_on_selector_all(f"{CHARTS} svg g.role-legend-label text",
@@ -129,6 +141,44 @@ def test_html_lang_follows_the_readers_language(tab):
     page.wait_for_function("() => document.documentElement.lang === 'en'", timeout=60_000)
     page.locator('[data-testid="stSidebar"]').get_by_text("Português (Brasil)", exact=True).click()
     page.wait_for_function("() => document.documentElement.lang === 'pt-BR'", timeout=60_000)
+
+
+# --- a step's answerable question (issue 52), for a reader alone: the answer box, then the reveal ---------------------
+QUESTION_STEP = "?lesson=01-tokens-and-embeddings&step=3&lang="  # a number: GPT-2's token count of a sentence
+WORDS = {  # the bar's step, the box, the button, the info line while the page is withheld, the reveal's sentence
+    "en": ("step 3 of", "Your answer (a number)", "Check my answer", "The page appears when the answer is revealed.",
+           "The true value:"),
+    "pt": ("passo 3 de", "Sua resposta (um número)", "Conferir minha resposta",
+           "A página aparece quando a resposta for revelada.", "O valor verdadeiro:"),
+}
+
+
+@pytest.mark.parametrize("moment", ["before", "revealed"])
+@pytest.mark.parametrize("lang", list(WORDS))
+def test_axe_finds_no_wcag_violation_on_an_answerable_question(tab, lang, moment):
+    url, page = tab
+    bar, label, check, withheld, truth = WORDS[lang]
+    page.goto(f"{url}/{QUESTION_STEP}{lang}")
+    page.wait_for_selector(f"text={bar}", timeout=120_000)
+    wait_idle(page, 120_000)
+    box = page.get_by_label(label)
+    box.wait_for(timeout=60_000)
+    page.get_by_text(withheld).wait_for(timeout=60_000)  # the info line: the page is withheld, not run
+    if moment == "revealed":
+        box.fill("24")
+        page.get_by_role("button", name=check).click()
+        page.get_by_text(truth).wait_for(timeout=120_000)
+        settle(page)  # the tokens page, run now, and the class's estimate beside the true value
+        assert page.get_by_text(withheld).count() == 0
+        assert page.locator(CHARTS).count() >= 1, "no chart drawn on the reveal"
+    else:
+        time.sleep(1.0)
+        wait_idle(page, 120_000)
+        assert page.locator(CHARTS).count() == 0, "the tokens page ran before the answer"
+    found = axe_violations(page)
+    assert not found, f"{QUESTION_STEP}{lang} ({moment}):\n" + "\n".join(found)
+    labels = chart_labels(page)
+    assert all(label and len(label) > 12 for label in labels), labels
 
 
 # --- keyboard: Tab reaches an input, with a visible focus, and keys alone change it ---------------------------------
