@@ -16,6 +16,7 @@ A question with a `kind` can be answered by the class, and lab computes the mode
       en: ...; pt: ...
       kind: next-token             # the next word or token after `text` (1..400 characters)
       text: "The Debian package manager"
+      passage: " is apt."          # optional: the guessing game walks these tokens one by one (lab/questions.py)
     question: {en: ..., pt: ..., kind: choice,           # 2..6 options, each {en, pt}
                options: [{en: ..., pt: ...}, ...],
                right: 2}                                 # optional, 1-based: a fact the file states; or
@@ -58,9 +59,9 @@ MAX_WORDS = 2_000  # characters of one note, question or title
 KINDS = ("next-token", "choice", "number")
 RULES = ("cheapest_tokenizer", "previous_token_head")  # choice: right_from
 OF = ("tokens", "perplexity")  # number: of
-QUESTION_FIELDS = {"next-token": ("text",), "choice": ("options", "right", "right_from", "text"),
+QUESTION_FIELDS = {"next-token": ("text", "passage"), "choice": ("options", "right", "right_from", "text"),
                    "number": ("of", "text", "encoding")}
-ALL_QUESTION_FIELDS = ("en", "pt", "kind", "text", "options", "right", "right_from", "of", "encoding")
+ALL_QUESTION_FIELDS = ("en", "pt", "kind", "text", "passage", "options", "right", "right_from", "of", "encoding")
 MAX_CONTEXT = 400  # characters of a question's text
 MIN_OPTIONS, MAX_OPTIONS = 2, 6
 HEAD = re.compile(r"(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})")  # a head as layer.head, e.g. "2.3"
@@ -230,7 +231,7 @@ def _question(data, k: int) -> dict | None:
         if f not in QUESTION_FIELDS[kind]:
             _bad_question(k, f"question.{f}", "not_for_kind", f"is not a field of a {kind} question (its fields: "
                           f"{', '.join(QUESTION_FIELDS[kind])})", kind=kind, fields=", ".join(QUESTION_FIELDS[kind]))
-    fields = {"next-token": lambda: {"text": _question_text(data, k)}, "choice": lambda: _choice_fields(data, k),
+    fields = {"next-token": lambda: _next_token_fields(data, k), "choice": lambda: _choice_fields(data, k),
               "number": lambda: _number_fields(data, k)}[kind]()
     answerable = words | {"kind": kind} | fields
     return {f: answerable[f] for f in ALL_QUESTION_FIELDS if f in answerable}
@@ -248,17 +249,24 @@ def _one_of(k: int, field: str, value, known) -> str:
     return value
 
 
-def _question_text(data: dict, k: int) -> str:
-    """The question's `text` (the context, the sentence): 1..MAX_CONTEXT characters, not blank."""
-    text = data.get("text")
+def _question_text(data: dict, k: int, field: str = "text") -> str:
+    """The question's `text` (the context, the sentence) or `passage`: 1..MAX_CONTEXT characters, not blank."""
+    text = data.get(field)
     if text is None:
-        _missing(k, "text", "this kind of question is about a text")
+        _missing(k, field, "this kind of question is about a text")
     if not isinstance(text, str) or not text.strip():
-        _bad_question(k, "question.text", "empty_text", "must be a non-empty text")
+        _bad_question(k, f"question.{field}", "empty_text", "must be a non-empty text")
     if len(text) > MAX_CONTEXT:
-        _bad_question(k, "question.text", "long_text", f"is {len(text):,} characters; a question's text is at most "
-                      f"{MAX_CONTEXT}", chars=len(text), most=MAX_CONTEXT)
+        _bad_question(k, f"question.{field}", "long_text", f"is {len(text):,} characters; a question's text is at "
+                      f"most {MAX_CONTEXT}", chars=len(text), most=MAX_CONTEXT)
     return text
+
+
+def _next_token_fields(data: dict, k: int) -> dict:
+    """A next-token question's context, and the passage the guessing game walks after it (optional: lab/questions.py
+    game())."""
+    return {"text": _question_text(data, k)} | ({"passage": _question_text(data, k, "passage")}
+                                                if "passage" in data else {})
 
 
 def _choice_fields(data: dict, k: int) -> dict:

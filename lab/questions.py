@@ -23,6 +23,11 @@ separator: "1.000" could be one or one thousand and is refused as "ambiguous"), 
 lab's: the text's tokens under `encoding` (of: tokens), or the lesson's model's perplexity of the text (of:
 perplexity, lab.perplexity.evaluate; a pseudo-perplexity for an encoder).
 
+**the guessing game**: a next-token question with a `passage` walks it (game(), game_play()): each of the passage's
+tokens after the text, WALK at most, is guessed in turn; lab.guess reads the text and passage as one passage and
+computes both sides (the model's probability of each true token, the class's by its add-1/2 rule, the summary).
+game_csv() writes the answers as `python -m lab guess --answers` reads them.
+
 judge() turns a round's counts {answer: count} into one row per distinct answer (answers cleaned first, so "3,5" and
 "3.5" are one row); csv_text() writes the teacher's export. No student ids exist anywhere here.
 """
@@ -320,4 +325,71 @@ def csv_text(question: dict, rounds: dict[int, dict[str, int]], side: dict, lang
         for row in judge(question, side, rounds[number]):
             answer = "'" + row["answer"] if row["answer"].startswith(_FORMULA) else row["answer"]
             writer.writerow([question[lang], number, answer, row["count"], _cell(kind, row, side)])
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------- the guessing game: a next-token question's walk
+
+WALK = 20  # positions the guessing game walks at most (a class's attention, and the room's step numbers)
+
+
+def walks(question: dict | None) -> bool:
+    """Whether the question is a guessing game: a next-token question with a `passage` to walk after its text."""
+    return _kind(question) == "next-token" and "passage" in question
+
+
+def walk_key(k: int, j: int) -> int:
+    """The room's step number under which position j (1..WALK) of lesson step k's walk keeps its answers rounds:
+    k + MAX_STEPS * j, never a lesson step (those are 1..MAX_STEPS) and within the rooms' steps (lab.rooms)."""
+    from lab.lessons import MAX_STEPS
+
+    if not 1 <= j <= WALK:
+        raise ValueError(f"position {j} is not 1..{WALK}")
+    return k + MAX_STEPS * j
+
+
+def _walked(question: dict, loaded) -> tuple[guess.Passage, list[int]]:
+    """The question's text and passage read as one passage (lab.guess.read_passage), and the passage's positions
+    the game walks: the first token at or after the end of the text, then on, WALK at most."""
+    from lab.text import encode
+
+    passage = guess.read_passage(loaded, question["text"] + question["passage"])
+    start = max(1, len(encode(loaded.tokenizer, question["text"])))
+    return passage, list(range(start, min(passage.last, start + WALK - 1) + 1))
+
+
+def game(question: dict, model) -> dict:
+    """The model's side of the walk (JSON-ready): {model, positions (the passage's, as `python -m lab guess`
+    numbers them), before: [the text before each], rows: [lab.guess.model_positions' row of each]}."""
+    loaded = _loaded(model)
+    passage, walked = _walked(question, loaded)
+    rows = {r["position"]: r for r in guess.model_positions(passage, loaded.tokenizer)}
+    return {"model": loaded.name, "positions": walked, "before": ["".join(passage.texts[:p]) for p in walked],
+            "rows": [rows[p] for p in walked]}
+
+
+def game_play(question: dict, model, answers: dict[int, dict[str, int]]) -> dict:
+    """The class's side of the walk: answers {j (1-based walked position): {answer: count}} -> {class: lab.guess's
+    class rows of the answered positions, summary: the class's and the model's bits per token over them and the
+    share where the class's most common guess is the model's top 1 (lab.guess.summary)}."""
+    loaded = _loaded(model)
+    passage, walked = _walked(question, loaded)
+    rows = [(walked[j - 1], answer, count) for j, counts in sorted(answers.items()) if j <= len(walked)
+            for answer, count in counts.items()]
+    model_rows = [r for r in guess.model_positions(passage, loaded.tokenizer) if r["position"] in walked]
+    class_rows = guess.class_side(loaded, passage, rows)
+    return {"class": class_rows, "summary": guess.summary(model_rows, class_rows)}
+
+
+def game_csv(positions: list[int], answers: dict[int, dict[str, int]]) -> str:
+    """The walk's answers as `python -m lab guess --answers` reads them: position (game()'s `positions`: the text
+    and passage read as one, as `--text` gets them), answer, count, most common first. No student ids. An answer a
+    spreadsheet would run as a formula is written after a ' (as csv_text does)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(guess.COLUMNS)
+    for j, counts in sorted(answers.items()):
+        for answer, count in sorted(counts.items(), key=lambda a: (-a[1], a[0])):
+            cell = "'" + answer if answer.startswith(_FORMULA) else answer
+            writer.writerow([positions[j - 1], cell, count])
     return out.getvalue()

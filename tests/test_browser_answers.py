@@ -69,7 +69,7 @@ def test_five_students_answer_two_rounds_and_see_the_reveal(app_url, tmp_path):
             send(s, str(truth))
         teacher.get_by_text(f"{len(ANSWERS)} answered · round 2").wait_for(timeout=TIMEOUT)
         press(teacher, "Reveal")
-        students[0].get_by_text(f"{2 * len(ANSWERS)} answers in 2 round(s).").wait_for(timeout=TIMEOUT)
+        students[0].get_by_text(f"{2 * len(ANSWERS)} answers in 2 rounds.").wait_for(timeout=TIMEOUT)
         with teacher.expect_download(timeout=TIMEOUT) as got:
             teacher.get_by_role("button", name="Answers (CSV)").click()
         rows = list(csv.DictReader(io.StringIO(got.value.path().read_text(encoding="utf-8"))))

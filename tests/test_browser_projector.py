@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from lab import lessons
+from lab import lessons, questions
 from tests.streamlit_server import chromium, new_page, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -64,6 +64,8 @@ def test_every_step_shows_its_view_on_the_first_screen(app_url, name):
         page = new_page(browser, *SCREEN)
         for k, step in enumerate(lesson.steps, 1):
             page.goto(f"{app_url}/?lesson={name}&step={k}&present=1")
+            if step.question and questions.answerable(step):  # the page waits for an answer, or for this
+                page.get_by_role("button", name=re.compile("Show the page without")).click()
             page.wait_for_function(DRAWN, arg=[step.shows, SHOWN], timeout=TIMEOUT)
             page.wait_for_function(BAR_DONE, arg=[f"step {k} of {len(lesson.steps)}", bool(step.question)],
                                    timeout=TIMEOUT)  # the bar is filled in when the page's run ends

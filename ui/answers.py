@@ -25,7 +25,7 @@ from lab import lessons, questions
 from lab.guess import MAX_ANSWER, GuessError
 from lab import rooms as store_of
 from lab.models import DEFAULT_OFFLINE
-from ui import messages, presentation, rooms
+from ui import game, messages, presentation, rooms
 from ui.cached import questions as cached
 from ui.draw import answers as draw
 from ui.i18n import lang, num, t
@@ -37,9 +37,10 @@ VEILED = "_answers_veiled"  # session: whether this run withheld the step's page
 COUNT_S = 2.0  # the teacher's count of answers is read this often
 
 
-def block(lesson, k: int, student: bool) -> None:
+def block(lesson, k: int, student: bool, below) -> None:
     """The step's question; where it is answerable, the answer box, the teacher's controls and, revealed, the
-    class's answers beside the model's."""
+    class's answers beside the model's (in `below`: a container under the bar; on a projector it follows the step's
+    view, which keeps the first screen, ui/lesson.py)."""
     step = lesson.steps[k - 1]
     st.html('<p class="lesson-question"><b>' + html.escape(t("Question for the class:", "Pergunta para a turma:"))
             + "</b> " + html.escape(step.question[lang()]) + "</p>")
@@ -49,12 +50,15 @@ def block(lesson, k: int, student: bool) -> None:
         st.warning(st.session_state.pop(NOTICE))
     model = lesson.model or DEFAULT_OFFLINE
     try:
-        side = _side(step.question, model)
         room = rooms.answering(lesson.name)
-        if room is None:
-            _alone(lesson, k, step, model, side)
+        if questions.walks(step.question):  # the guessing game: a passage walked position by position
+            game.block(lesson, k, step, model, room, below)
             return
-        _in_room(*room, k, step, model, side)
+        side = _side(step.question, model)
+        if room is None:
+            _alone(lesson, k, step, model, side, below)
+            return
+        _in_room(*room, k, step, model, side, below)
     except (questions.QuestionError, GuessError, store_of.RoomError) as e:
         st.warning(messages.text(e))
 
@@ -71,7 +75,7 @@ def known(side: dict) -> bool:
     return side["kind"] != "choice" or side.get("right") is not None
 
 
-def _in_room(code: str, secret: str | None, k: int, step, model: str, side: dict) -> None:
+def _in_room(code: str, secret: str | None, k: int, step, model: str, side: dict, below) -> None:
     """A student's answer box or the teacher's controls, then the reveal (or the view hidden until it)."""
     now = store_of.store().round_of(code, k)
     rounds = _rounds(code, k, now.number) if now.revealed or not now.open else {}
@@ -83,7 +87,8 @@ def _in_room(code: str, secret: str | None, k: int, step, model: str, side: dict
     else:
         _teacher(code, secret, k, step.question, now, side, rounds)
     if now.revealed:
-        draw.results(step.question, side, rounds)
+        with below:
+            draw.results(step.question, side, rounds)
     elif known(side):
         _hide(step.page)
 
@@ -186,7 +191,7 @@ def _teacher(code: str, secret: str, k: int, question: dict, now, side: dict, ro
                                file_name=f"{code.lower()}-step-{k}-answers.csv", mime="text/csv")
 
 
-def _alone(lesson, k: int, step, model: str, side: dict) -> None:
+def _alone(lesson, k: int, step, model: str, side: dict, below) -> None:
     """A reader on their own: answer, then the model's side at once (again: answer anew)."""
     key, mine = f"{lesson.name}:{k}", st.session_state.setdefault(ALONE, {})
     if key not in mine:
@@ -199,10 +204,13 @@ def _alone(lesson, k: int, step, model: str, side: dict) -> None:
             st.button(t("Show the page without answering", "Mostrar a página sem responder"), type="tertiary",
                       key="answers_skip", on_click=mine.__setitem__, args=(key, None))
         return
-    st.caption(t("Your answer: ", "Sua resposta: ") + _shown_answer(step.question, mine[key]))
-    st.button(t("Answer again", "Responder de novo"), key="answers_alone_again", on_click=mine.pop, args=(key, None))
+    said, again = st.columns([4, 1], vertical_alignment="center")  # one row: the bar stays short on a projector
+    said.caption(t("Your answer: ", "Sua resposta: ") + _shown_answer(step.question, mine[key]))
+    again.button(t("Answer again", "Responder de novo"), key="answers_alone_again", on_click=mine.pop, args=(key, None),
+                 type="tertiary")
     rounds = {1: {mine[key]: 1}} if mine[key] is not None else {}
-    draw.results(step.question, _side(step.question, model, rounds), rounds)
+    with below:
+        draw.results(step.question, _side(step.question, model, rounds), rounds)
 
 
 def _check(key: str, question: dict) -> None:
@@ -228,6 +236,8 @@ def veil(lesson, k: int) -> bool:
 
 def _unrevealed(lesson, k: int, step) -> bool:
     """Whether the step's question has a known answer that this screen has not been shown yet."""
+    if questions.walks(step.question):
+        return not game.done(lesson, k, step)
     if not known(_side(step.question, lesson.model or DEFAULT_OFFLINE)):
         return False
     room = rooms.answering(lesson.name)

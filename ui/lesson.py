@@ -164,11 +164,12 @@ def presenting(nav) -> Iterator[bool]:
         return
     withheld = answers.veil(*shown)  # a question's answer not revealed yet: the page waits (ui/answers.py)
     box = st.container(key="lesson-bar")
+    below = st.container(key="lesson-answers")  # a question's reveal: under the bar; on a projector, after the view
     try:
         yield withheld
     finally:
         with box:
-            bar(*shown, here)
+            bar(*shown, here, below)
 
 
 def _move(k: int) -> None:
@@ -196,7 +197,7 @@ def _changed(lesson: lessons.Lesson, k: int, here: str) -> bool:
     return here != step.page or url_state.differs_from(lessons.link_params(step))
 
 
-def bar(lesson: lessons.Lesson, k: int, here: str) -> None:
+def bar(lesson: lessons.Lesson, k: int, here: str, below=None) -> None:
     """The lesson bar, one row (title and step K of N, previous/next, the room, a menu) and the question: about
     100 px, so that on a projector the step's view starts on the first screen. A student in a room never sees the
     teacher's note; a teacher sees it with "presenter notes" on (on by default outside presentation mode)."""
@@ -218,7 +219,7 @@ def bar(lesson: lessons.Lesson, k: int, here: str) -> None:
     if _changed(lesson, k, here):
         st.button(t("↺ Back to the step", "↺ Voltar ao passo"), key="lesson_back", on_click=_back, args=(lesson,))
     if step.question:
-        answers.block(lesson, k, student)  # the question; answerable ones with their answers (ui/answers.py)
+        answers.block(lesson, k, student, below if below is not None else st.container())  # ui/answers.py
     if not student and st.session_state.get(NOTES, not presentation.on()):
         st.caption(t("Teacher's note: ", "Nota para o professor: ") + step.note[lang()])
     if not student:

@@ -64,9 +64,10 @@ def answering(lesson: str) -> tuple[str, str | None] | None:
     return None
 
 
-def round_shown(code: str, k: int, now) -> None:
-    """What a student's page shows of step k's answers round (the poll reruns the page when the room's differs)."""
-    st.session_state[ROUND] = (code, k, now.number, now.open, now.revealed)
+def round_shown(code: str, k: int, now, key: int | None = None) -> None:
+    """What a student's page shows of step k's answers round (kept in the room under step `key`, k itself unless a
+    guessing game's position: lab.questions.walk_key); the poll reruns the page when the room's differs."""
+    st.session_state[ROUND] = (code, k, k if key is None else key, now.number, now.open, now.revealed)
 
 
 def _round_moved(code: str, k: int) -> bool:
@@ -74,9 +75,9 @@ def _round_moved(code: str, k: int) -> bool:
     shown = st.session_state.get(ROUND)
     if not shown or shown[:2] != (code, k):
         return False
-    now = rooms.store().round_of(code, k)
-    round_shown(code, k, now)  # the full run this asks for draws it (and its own poll then finds nothing new)
-    return (now.number, now.open, now.revealed) != shown[2:]
+    now = rooms.store().round_of(code, shown[2])
+    round_shown(code, k, now, shown[2])  # the full run this asks for draws it (its own poll then finds nothing new)
+    return (now.number, now.open, now.revealed) != shown[3:]
 
 
 def _code() -> str | None:

@@ -91,8 +91,19 @@ def estimates_chart(frame: pd.DataFrame, truth: float, names: dict | None = None
     data = frame.assign(round_name=frame["round"].map(lambda r: f"{n['round']} {r}"))
     dots = alt.Chart(data).mark_circle(color=MARK_COLOURS[2], opacity=0.8).encode(
         x=alt.X("value:Q", title=n["value"]), y=alt.Y("round_name:N", title=None),
-        size=alt.Size("count:Q", title=n["count"], legend=alt.Legend(orient="bottom")),
+        size=alt.Size("count:Q", title=n["count"], legend=alt.Legend(orient="bottom", format="d", tickMinStep=1)),
         tooltip=[alt.Tooltip("value:Q", title=n["value"]), alt.Tooltip("count:Q", title=n["count"])])
     rule = alt.Chart(pd.DataFrame({"truth": [truth], "label": [n["truth"]]})).mark_rule(
         color=MARK_COLOURS[0], strokeWidth=3).encode(x="truth:Q", tooltip=[alt.Tooltip("truth:Q", title=n["truth"])])
     return localized(alt.layer(dots, rule).properties(height=alt.Step(40)), lang)
+
+
+def walk_frame(rows: list[dict], positions: list[int], by: dict[int, dict], columns: tuple[str, ...]) -> pd.DataFrame:
+    """The guessing game's table: per revealed position, the true token, the class's most common guess (its first
+    token), the class's and the model's probability of the true token, the model's top 1 (`columns`: six names)."""
+    out = []
+    for j, (row, position) in enumerate(zip(rows, positions, strict=True), 1):
+        c = by.get(position)
+        out.append([j, visible(row["token"]), " / ".join(visible(m["token"]) for m in c["most_common"]) if c else "—",
+                    c["p"] if c else None, row["p"], visible(row["top"][0]["token"])])
+    return pd.DataFrame(out, columns=list(columns))

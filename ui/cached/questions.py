@@ -19,3 +19,16 @@ def side(question_json: str, model_name: str, answers: tuple[str, ...] = ()) -> 
     question = json.loads(question_json)
     model = get_model(model_name) if questions.needs_model(question) else None
     return questions.model_side(question, model, answers)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def game(question_json: str, model_name: str) -> dict:
+    """The guessing game's model side (lab.questions.game): its positions, the text before each, the model's rows."""
+    return questions.game(json.loads(question_json), get_model(model_name))
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def game_play(question_json: str, model_name: str, answers_json: str) -> dict:
+    """The class's side of the walk (lab.questions.game_play) for the answers {j: {answer: count}} (JSON text)."""
+    answers = {int(j): counts for j, counts in json.loads(answers_json).items()}
+    return questions.game_play(json.loads(question_json), get_model(model_name), answers)

@@ -58,8 +58,10 @@ def results(question: dict, side: dict, rounds: dict[int, dict[str, int]]) -> No
     st.markdown(model_answer(question, side))
     answered = {n: c for n, c in rounds.items() if c}
     total = sum(sum(c.values()) for c in answered.values())
-    st.caption(t(f"{num(total)} answers in {num(len(answered))} round(s).",
-                 f"{num(total)} respostas em {num(len(answered))} rodada(s)."))
+    rounds_words = t(f"{num(len(answered))} round" + "s" * (len(answered) != 1),
+                     f"{num(len(answered))} rodada" + "s" * (len(answered) != 1))
+    st.caption(t(f"{num(total)} answer" + "s" * (total != 1) + f" in {rounds_words}.",
+                 f"{num(total)} resposta" + "s" * (total != 1) + f" em {rounds_words}."))
     names = _names(question["kind"])
     if question["kind"] == "number" and answered:
         st.altair_chart(charts.estimates_chart(charts.estimates_frame(answered), side["value"], names, lang()))
@@ -68,3 +70,44 @@ def results(question: dict, side: dict, rounds: dict[int, dict[str, int]]) -> No
         st.altair_chart(charts.rounds_chart(frame, names, lang()))
     if question["kind"] == "next-token":
         st.altair_chart(charts.model_chart(charts.model_frame(side["top"]), names, lang()))
+
+
+def game(side: dict, played: dict, shown: int, n: int) -> None:
+    """The guessing game so far: the last revealed position (the true token, the class's guesses, the model's top
+    5), every revealed position in a table, and after the last the class's bits per token beside the model's."""
+    j, rows = shown, side["rows"]
+    last, position = rows[j - 1], side["positions"][j - 1]
+    by = {c["position"]: c for c in played["class"]}
+    st.markdown(t(f"Position {j}: the text went on with ", f"Posição {j}: o texto seguiu com ")
+                + f"`{markdown_literal(visible(last['token']))}`" + t(". The model gave it ", ". O modelo lhe deu ")
+                + number(last["p"], lang(), 3) + t(f", rank {num(last['rank'])}.", f", posição {num(last['rank'])}."))
+    names, left = _names("choice") | ({"right": t("the true token", "o token verdadeiro")}), None
+    guesses = by.get(position, {}).get("guesses", [])
+    if guesses:
+        left, right = st.columns(2)
+        frame = charts.rounds_frame({j: [g | {"right": g["right"]} for g in guesses]}, t("others", "outras"))
+        left.altair_chart(charts.rounds_chart(frame, names | {"round": t("position", "posição")}, lang()))
+    (right if left is not None else st).altair_chart(charts.model_chart(charts.model_frame(last["top"]), names,
+                                                                        lang()))
+    st.dataframe(charts.walk_frame(rows[:shown], side["positions"][:shown], by,
+                                   t(("position", "token", "class's top guess", "class p", "model p", "model top 1"),
+                                     ("posição", "token", "palpite mais comum", "p da turma", "p do modelo",
+                                      "top 1 do modelo"))), hide_index=True)
+    if shown == n:
+        _summary(played["summary"])
+
+
+def _summary(s: dict) -> None:
+    """The class's and the model's bits per token over the answered positions, and how often they agreed."""
+    if not s["positions"]:
+        st.caption(t("Nobody guessed: nothing to compare.", "Ninguém deu palpite: nada para comparar."))
+        return
+    a, b, c = st.columns(3)
+    a.metric(t("The class, bits per token", "A turma, bits por token"), number(s["class_bits"], lang()))
+    b.metric(t("The model, bits per token", "O modelo, bits por token"), number(s["model_bits"], lang()))
+    c.metric(t("Most common guess = model's top 1", "Palpite mais comum = top 1 do modelo"),
+             number(100 * s["agreement"], lang(), 0) + " %")
+    st.caption(t("The class's guesses at a position become a probability by adding 1/2 to each token named and to "
+                 "one bucket for every other token of the vocabulary (python -m lab guess; docs/teaching.md).",
+                 "Os palpites da turma numa posição viram uma probabilidade somando 1/2 a cada token citado e a um "
+                 "balde para todos os outros tokens do vocabulário (python -m lab guess; docs/teaching.md)."))
