@@ -15,6 +15,7 @@ from lab import lessons, questions, rooms
 from tests.pages import open_page
 from viz.format import markdown_literal
 from tests.test_questions import tiktoken_oracle  # noqa: F401 (a fixture: tiktoken's own encodings, offline)
+from tests.test_rooms import redis_url  # noqa: F401 (a fixture: a real redis-server on loopback)
 
 SAMPLING = "07-sampling"  # step 1: next-token after "The Debian package manager"
 TOKENS = "01-tokens-and-embeddings"  # step 3: a number (GPT-2's tokens of a Portuguese sentence); 4: a choice
@@ -148,3 +149,21 @@ def test_a_teacher_takes_the_room_back_with_the_key_and_a_wrong_key_is_refused()
     press(back, "Reveal")  # the answer given before is kept
     assert rooms.store().round_of(code, 1).revealed and rooms.store().answers(code, 1) == {"is": 1}
     assert re.search(r"\b1 answer in 1 round\.", " ".join(c.value for c in back.caption))
+
+
+def test_a_room_on_redis_answers_and_reveals_as_on_memory(redis_url, monkeypatch):
+    """LAB_ROOMS_URL set (a real redis-server): the same round, read back by a second client as another replica
+    would, and the reveal reaching the student."""
+    monkeypatch.setenv(rooms.ENV, redis_url)
+    teacher, code = start(TOKENS, 3, lang="pt")
+    student = open_page(None, room=code, lang="pt")
+    answer(student, "24,0", "Enviar minha resposta")
+    other = rooms.RedisStore(redis_url)  # a second client: what another replica reads
+    assert other.answers(code, 3) == {"24": 1} and other.answered(code, 3) == 1
+    with pytest.raises(rooms.RoomError):
+        rooms.store("").round_of(code, 3)  # not in this process's memory store: the room lives in Redis
+    press(teacher, "Revelar")
+    assert other.round_of(code, 3).revealed
+    student.run()
+    assert not hides_the_views(student, "tokens") and any(m.value.startswith("O valor verdadeiro: ")
+                                                          for m in student.markdown)

@@ -83,6 +83,7 @@ def _in_room(code: str, secret: str | None, k: int, step, model: str, side: dict
         side = _side(step.question, model, rounds)
     if secret is None:
         rooms.round_shown(code, k, now)
+        rooms.keep_who()
         _student(code, k, step.question, now)
     else:
         _teacher(code, secret, k, step.question, now, side, rounds)

@@ -116,6 +116,7 @@ def _student(code: str, k: int, j: int) -> None:
     key = questions.walk_key(k, j)
     now = store_of.store().round_of(code, key)
     rooms.round_shown(code, k, now, key)
+    rooms.keep_who()
     mine = store_of.store().mine(code, rooms.who(), key)
     if now.open:
         _form("", k, j, code)

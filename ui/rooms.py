@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import secrets
 import time
 from urllib.parse import urlencode, urlsplit
@@ -30,7 +31,8 @@ FOLLOW = "room_follow"  # the "Following the teacher" toggle
 FOLLOWING = "_room_following"  # session: its value, kept outside the widget (a page switch drops widget state)
 POLL_S = 1.0  # a student's page follows the teacher within this plus one run
 COUNT_S = 2.0  # the teacher's count of students following is read this often
-WHO = "_room_who"  # session: a random id of this browser session, counted once among a room's students (no name)
+WHO = "_room_who"  # session: a random id of this browser, counted once among a room's students (no name)
+WHO_COOKIE = "lab_who"  # the browser's copy of it, for a reload
 COUNTED = "_room_counted"  # session: the teacher's last count of students following
 ROUND = "_room_round"  # session: (code, step, round, open, revealed) of the answers round a student's page shows
 COOKIE = "lab_room"  # the teacher's browser: "CODE:SECRET" of the room it started, so a reload can take it back
@@ -48,8 +50,20 @@ def is_student() -> bool:
 
 
 def who() -> str:
-    """A random id of this browser session (no name): counted once among a room's students, one answer per round."""
-    return st.session_state.setdefault(WHO, secrets.token_hex(8))
+    """A random id of this browser (no name): counted once among a room's students, one answer per round. Kept in a
+    cookie of this app (WHO_COOKIE), so that a student who reloads the page changes their answer instead of adding
+    a second one; a new browser, or a private window, is a new id."""
+    if WHO not in st.session_state:
+        kept = (st.context.cookies or {}).get(WHO_COOKIE, "")
+        st.session_state[WHO] = kept if re.fullmatch(r"[0-9a-f]{16}", kept) else secrets.token_hex(8)
+    return st.session_state[WHO]
+
+
+def keep_who() -> None:
+    """Write the student's id to its cookie while the browser has not sent it back (a script: the page's one way)."""
+    if (st.context.cookies or {}).get(WHO_COOKIE) != who():
+        st.html(f"<script>(window.parent || window).document.cookie = '{WHO_COOKIE}={who()}; path=/; "
+                f"max-age={int(rooms.TTL_S)}; SameSite=Strict';</script>", unsafe_allow_javascript=True)
 
 
 def answering(lesson: str) -> tuple[str, str | None] | None:
