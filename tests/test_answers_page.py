@@ -12,7 +12,9 @@ import re
 import pytest
 
 from lab import lessons, questions, rooms
+from tests.bad_inputs import CASES
 from tests.pages import open_page
+from tests.test_reliability_inputs_pages import as_received
 from viz.format import markdown_literal
 from tests.test_questions import tiktoken_oracle  # noqa: F401 (a fixture: tiktoken's own encodings, offline)
 from tests.test_rooms import redis_url  # noqa: F401 (a fixture: a real redis-server on loopback)
@@ -167,3 +169,36 @@ def test_a_room_on_redis_answers_and_reveals_as_on_memory(redis_url, monkeypatch
     student.run()
     assert not hides_the_views(student, "tokens") and any(m.value.startswith("O valor verdadeiro: ")
                                                           for m in student.markdown)
+
+
+@pytest.mark.parametrize(("case", "text"), CASES, ids=[c for c, _ in CASES])
+def test_every_bad_input_as_an_answer_is_a_notice_or_an_answer_shown_as_text(case, text):
+    """Issue 52, item 7: each case of the bad-input matrix typed as a reader's next-token answer: one notice in the
+    reader's words, or the answer shown back as text (never markup, never an exception), and the page intact."""
+    text = as_received(text)  # a lone surrogate cannot cross the websocket: the browser sends U+FFFD
+    at = open_page(None, lesson=SAMPLING, step="1")
+    at = answer(at, text, "Check my answer")
+    assert not at.exception, case
+    said = [c.value for c in at.caption if c.value.startswith("Your answer: ")]
+    assert bool(warnings(at)) != bool(said), (case, warnings(at), said)  # refused, or kept: one of the two
+    if said:  # kept: shown back as Markdown-escaped text inside a code span, and the reveal drawn
+        assert said[0] == "Your answer: " + f"`{markdown_literal(questions.clean(step_question(SAMPLING, 1), text))}`"
+        assert any(m.value.startswith("The model's most likely next token") for m in at.markdown)
+    assert not any("__pwned" in h.proto.body for h in at.get("html")), case  # the script and img cases: never HTML
+
+
+def test_a_room_store_that_stops_answering_tells_the_student_their_answer_was_not_counted(monkeypatch):
+    teacher, code = start(TOKENS, 3)
+    student = open_page(None, room=code)
+    answer(student, "24")
+
+    def down(*args, **kwargs):
+        raise rooms.RoomError("the room store at redis://127.0.0.1:9/0 cannot be reached (ConnectionError)",
+                              "unreachable", where="redis://127.0.0.1:9/0")
+
+    monkeypatch.setattr(rooms.MemoryStore, "answer", down)
+    changed = answer(student, "30")
+    assert not changed.exception and any("cannot be reached" in w for w in warnings(changed))
+    monkeypatch.undo()
+    assert rooms.store().answers(code, 3) == {"24": 1}  # the acknowledged answer is kept; the refused one is not
+    assert any(c.value.startswith("Round 1. Your answer: `24`") for c in changed.caption)

@@ -24,10 +24,20 @@ def views_hidden(page) -> bool:
     return page.locator('[class*="st-key-view-"]').count() == 0 and page.locator("h1").count() == 0
 
 
-def send(page, value: str) -> None:
+def send(page, value: str, keyboard: bool = False) -> None:
+    """Answer `value`: typed and sent with the mouse, or with the keyboard alone (Tab to the box, type, Enter)."""
     box = page.get_by_label(re.compile("Your answer"))
-    box.fill(value)
-    page.get_by_role("button", name="Send my answer").click()
+    if keyboard:
+        page.locator("body").focus()
+        for _ in range(60):  # Tab through the page until the answer box has the focus
+            page.keyboard.press("Tab")
+            if box.evaluate("(e) => e === document.activeElement"):
+                break
+        page.keyboard.type(value)
+        page.keyboard.press("Enter")
+    else:
+        box.fill(value)
+        page.get_by_role("button", name="Send my answer").click()
     page.get_by_text(re.compile(r"Your answer: `?" + re.escape(value.replace(",0", "")))).first.wait_for(
         timeout=TIMEOUT)
 
@@ -53,7 +63,7 @@ def test_five_students_answer_two_rounds_and_see_the_reveal(app_url, tmp_path):
             s.get_by_role("button", name="Send my answer").wait_for(timeout=TIMEOUT)
             wait_idle(s, TIMEOUT)
             assert views_hidden(s)
-            send(s, value)
+            send(s, value, keyboard=s is students[-1])  # the last student uses the keyboard alone
         assert views_hidden(teacher)  # the projector shows the teacher's screen
         students[0].reload()  # the same browser: its id is kept (a cookie), so the answer changes, not adds
         students[0].get_by_text(re.compile(r"Your answer: 20\.")).wait_for(timeout=TIMEOUT)
@@ -80,4 +90,8 @@ def test_five_students_answer_two_rounds_and_see_the_reveal(app_url, tmp_path):
         assert {(r["round"], r["answer"], r["count"]) for r in rows} == {
             ("1", "24", "3"), ("1", "30", "2"), ("2", str(truth), "5")}
         assert all(float(r["true_value"]) == truth for r in rows)
+        teacher.reload()  # the teacher's tab reloads: this browser takes its room back, the answers still there
+        teacher.get_by_role("button", name=f"Take back room {code}").click()
+        teacher.get_by_text(f"{len(ANSWERS)} answered · round 2").wait_for(timeout=TIMEOUT)
+        teacher.get_by_text(said).wait_for(timeout=TIMEOUT)
         assert not any(p.dialogs for p in [teacher])
