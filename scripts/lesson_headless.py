@@ -2,7 +2,7 @@
 starts this script in a fresh interpreter).
 
     python scripts/lesson_headless.py inputs [OUT]  # writes lab/data/lesson_inputs.json (or OUT): every page's inputs
-    python scripts/lesson_headless.py steps FILE    # one JSON line per step of the lesson FILE
+    python scripts/lesson_headless.py steps FILE... # one JSON line per step of each lesson FILE (its "file")
 
 `inputs` opens every page (plus the views in EXTRA, whose inputs appear only when another input says so) and
 records each input a page binds (ui.url_state.INPUTS): its link parameter and the range or options of its codec,
@@ -96,10 +96,11 @@ def main(argv: list[str]) -> int:
         out = Path(argv[1] if len(argv) == 2 else lessons.INPUTS_FILE)
         out.write_text(json.dumps(inputs(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         return 0
-    if argv[:1] == ["steps"] and len(argv) == 2:
-        lesson = lessons.load(Path(argv[1]))
-        for k in range(1, len(lesson.steps) + 1):
-            print(json.dumps(step_report(lesson, k), ensure_ascii=False), flush=True)
+    if argv[:1] == ["steps"] and len(argv) >= 2:  # one interpreter for every file: the models load once
+        for path in argv[1:]:
+            lesson = lessons.load(Path(path))
+            for k in range(1, len(lesson.steps) + 1):
+                print(json.dumps(step_report(lesson, k) | {"file": path}, ensure_ascii=False), flush=True)
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -73,30 +73,48 @@ def _step_number(value: str) -> int:
     return int(value)
 
 
-def _steps(path: str) -> list[dict]:
-    """The headless run's report, one dict per step ({"step", "page", "problems"})."""
-    done = subprocess.run([sys.executable, str(HEADLESS), "steps", path], cwd=ROOT, capture_output=True, text=True,
-                          timeout=STEP_TIMEOUT_S)
-    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 and not rows:
-        tail = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-        rows = [{"step": 0, "page": "-", "problems": [f"the headless run failed: {tail[0]}"]}]
+def _steps(paths: list[str]) -> dict[str, list[dict]]:
+    """The headless run's report for every file, in one interpreter (the app's models load once): {path: one dict
+    per step ({"step", "page", "problems"})}; a run that failed before a file's first step gives it one row saying
+    so."""
+    done = subprocess.run([sys.executable, str(HEADLESS), "steps", *paths], cwd=ROOT, capture_output=True, text=True,
+                          timeout=STEP_TIMEOUT_S * len(paths))
+    rows: dict[str, list[dict]] = {path: [] for path in paths}
+    for line in done.stdout.splitlines():
+        if line.startswith("{"):
+            row = json.loads(line)
+            rows[row.pop("file")].append(row)
+    tail = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+    for path in paths:
+        if done.returncode != 0 and not rows[path]:
+            rows[path] = [{"step": 0, "page": "-", "problems": [f"the headless run failed: {tail[0]}"]}]
     return rows
 
 
-def check_file(path: str) -> bool:
-    """Print one line per step of `path` (or one line for a file refused whole); whether all passed."""
-    try:
-        lesson = load(path)
-    except LessonError as e:
-        print(one_line(f"{path}: {e}"))
-        return False
-    rows = _steps(path)
-    _question_problems(lesson, rows)
-    for row in rows:
-        verdict = "; ".join(row["problems"]) or "ok"
-        print(one_line(f"{path} step {row['step']} {row['page']}: {verdict}"), flush=True)
-    return len(rows) == len(lesson.steps) and not any(row["problems"] for row in rows)
+def check_files(paths: list[str]) -> bool:
+    """Print one line per step of each file (or one line for a file refused whole), in the order given; whether
+    all passed."""
+    loaded = {}
+    for path in paths:
+        try:
+            loaded[path] = load(path)
+        except LessonError as e:
+            loaded[path] = e
+    good = [p for p, lesson in loaded.items() if not isinstance(lesson, LessonError)]
+    reports = _steps(good) if good else {}
+    passed = True
+    for path, lesson in loaded.items():
+        if isinstance(lesson, LessonError):
+            print(one_line(f"{path}: {lesson}"))
+            passed = False
+            continue
+        rows = reports[path]
+        _question_problems(lesson, rows)
+        for row in rows:
+            print(one_line(f"{path} step {row['step']} {row['page']}: {'; '.join(row['problems']) or 'ok'}"),
+                  flush=True)
+        passed &= len(rows) == len(lesson.steps) and not any(row["problems"] for row in rows)
+    return passed
 
 
 def _question_problems(lesson, rows: list[dict]) -> None:
@@ -173,8 +191,7 @@ def _readable(doc: dict) -> None:
 
 def run_check(args) -> int:
     """Check every file; exit status 2 when any fails."""
-    results = [check_file(path) for path in args.files]
-    return 0 if all(results) else 2
+    return 0 if check_files(list(dict.fromkeys(args.files))) else 2
 
 
 def _reachable(url: str) -> str | None:
