@@ -17,7 +17,8 @@ st.set_page_config(page_title="GPT-2, taken apart", page_icon=ICON, layout="wide
 nav = st.navigation(navigation.pages(), expanded=True)
 # The sidebar's settings and the page's inputs reach the URL once, when the run ends; a lesson's step (?lesson=,
 # ?step=) is applied before the sidebar and its bar drawn above the page (ui/lesson.py, docs/teaching.md).
-with warmup.reading(), url_state.publishing(), lesson.presenting(nav) as withheld:  # reading(): the warm-up waits for this run
+# reading(): the warm-up waits for this run; withheld: a lesson step's question waits for its answer (ui/answers.py)
+with warmup.reading(), url_state.publishing(), lesson.presenting(nav) as withheld:
     warmup.start()  # once per process: the course models and the ceiling's table load in the background, between runs
     sidebar.draw()
     with st.sidebar:

@@ -14,10 +14,10 @@ import pytest
 from lab import lessons, questions, rooms
 from tests.bad_inputs import CASES
 from tests.pages import open_page
-from tests.test_reliability_inputs_pages import as_received
-from viz.format import markdown_literal
 from tests.test_questions import tiktoken_oracle  # noqa: F401 (a fixture: tiktoken's own encodings, offline)
+from tests.test_reliability_inputs_pages import as_received
 from tests.test_rooms import redis_url  # noqa: F401 (a fixture: a real redis-server on loopback)
+from viz.format import markdown_literal
 
 SAMPLING = "07-sampling"  # step 1: next-token after "The Debian package manager"
 TOKENS = "01-tokens-and-embeddings"  # step 3: a number (GPT-2's tokens of a Portuguese sentence); 4: a choice
@@ -82,7 +82,7 @@ def start(lesson: str, k: int, lang: str = "en"):
     return teacher, teacher.session_state["_room_teacher"]["code"]
 
 
-def test_a_room_answers_two_rounds_and_the_reveal_reaches_every_student(tiktoken_oracle):
+def test_a_room_answers_two_rounds_and_the_reveal_reaches_every_student(tiktoken_oracle):  # noqa: F811
     teacher, code = start(TOKENS, 3)
     students = [open_page(None, room=code) for _ in range(3)]
     assert all(hides_the_views(s, "tokens") for s in students) and hides_the_views(teacher, "tokens")
@@ -123,7 +123,8 @@ def test_the_teachers_export_has_each_round_and_no_student_id():
     right = question["options"][side["right"] - 1]["pt"]
     assert any(m.value == f"A opção certa: {markdown_literal(right)}." for m in teacher.markdown)
     files = {b.proto.label: b.proto.url for b in teacher.get("download_button")}
-    assert files["Respostas (CSV)"].endswith(".csv") and files["Chave do professor (um arquivo, guarde)"].endswith(".txt")
+    assert files["Respostas (CSV)"].endswith(".csv")
+    assert files["Chave do professor (um arquivo, guarde)"].endswith(".txt")
     text = questions.csv_text(question, {1: rooms.store().answers(code, 4, 1)}, side, "pt")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert sorted((r["answer"], r["count"]) for r in rows) == [("1", "1"), ("2", "1")]
@@ -153,7 +154,7 @@ def test_a_teacher_takes_the_room_back_with_the_key_and_a_wrong_key_is_refused()
     assert re.search(r"\b1 answer in 1 round\.", " ".join(c.value for c in back.caption))
 
 
-def test_a_room_on_redis_answers_and_reveals_as_on_memory(redis_url, monkeypatch):
+def test_a_room_on_redis_answers_and_reveals_as_on_memory(redis_url, monkeypatch):  # noqa: F811
     """LAB_ROOMS_URL set (a real redis-server): the same round, read back by a second client as another replica
     would, and the reveal reaching the student."""
     monkeypatch.setenv(rooms.ENV, redis_url)
@@ -182,7 +183,8 @@ def test_every_bad_input_as_an_answer_is_a_notice_or_an_answer_shown_as_text(cas
     said = [c.value for c in at.caption if c.value.startswith("Your answer: ")]
     assert bool(warnings(at)) != bool(said), (case, warnings(at), said)  # refused, or kept: one of the two
     if said:  # kept: shown back as Markdown-escaped text inside a code span, and the reveal drawn
-        assert said[0] == "Your answer: " + f"`{markdown_literal(questions.clean(step_question(SAMPLING, 1), text))}`"
+        kept = questions.clean(step_question(SAMPLING, 1), text)
+        assert said[0] == "Your answer: " + f"`{markdown_literal(kept)}`"
         assert any(m.value.startswith("The model's most likely next token") for m in at.markdown)
     assert not any("__pwned" in h.proto.body for h in at.get("html")), case  # the script and img cases: never HTML
 

@@ -38,7 +38,8 @@ def test_a_link_opens_the_steps_page_with_its_inputs():
     assert (at.session_state["attn_layer"], at.session_state["attn_head"]) == (2, 3)
     assert at.session_state["attn_metric"] == "previous" and at.session_state["model"] == "course-gpt2"
     assert bar_text(at) == "**Many heads, and the line that makes a model causal (chapter 04)** · step 2 of 5"
-    assert labels(at) == ["← Previous", "Next →", "Start a room", "Leave the lesson", "Take a room back"]  # no "back to the step"
+    # no "back to the step"; "Take a room back" is the menu's form (a teacher's key)
+    assert labels(at) == ["← Previous", "Next →", "Start a room", "Leave the lesson", "Take a room back"]
     assert any(c.value.startswith("Teacher's note: Layer 2, head 3") for c in at.caption)
 
 

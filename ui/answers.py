@@ -21,11 +21,12 @@ import json
 
 import streamlit as st
 
-from lab import lessons, questions
-from lab.guess import MAX_ANSWER, GuessError
+from lab import questions
 from lab import rooms as store_of
+from lab.errors import LabError
+from lab.guess import MAX_ANSWER
 from lab.models import DEFAULT_OFFLINE
-from ui import game, messages, presentation, rooms
+from ui import game, messages, rooms
 from ui.cached import questions as cached
 from ui.draw import answers as draw
 from ui.i18n import lang, num, t
@@ -59,13 +60,14 @@ def block(lesson, k: int, student: bool, below) -> None:
             _alone(lesson, k, step, model, side, below)
             return
         _in_room(*room, k, step, model, side, below)
-    except (questions.QuestionError, GuessError, store_of.RoomError) as e:
+    except LabError as e:  # a question, a guess, a room, a model this demo does not offer: the reader is told
         st.warning(messages.text(e))
 
 
 def _side(question: dict, model: str, rounds: dict[int, dict[str, int]] | None = None) -> dict:
     """The model's side (cached), with a next-token question's answers of every round scored."""
-    answers = sorted({a for counts in (rounds or {}).values() for a in counts}) if question["kind"] == "next-token" else ()
+    answers = sorted({a for counts in (rounds or {}).values() for a in counts}) if question["kind"] == "next-token" \
+        else ()
     return cached.side(json.dumps(question, sort_keys=True, ensure_ascii=False), model, tuple(answers))
 
 
@@ -229,7 +231,7 @@ def veil(lesson, k: int) -> bool:
     step = lesson.steps[k - 1]
     try:
         hidden = bool(step.question) and questions.answerable(step) and _unrevealed(lesson, k, step)
-    except (questions.QuestionError, GuessError, store_of.RoomError):  # the bar says why
+    except LabError:  # the bar says why
         hidden = False
     st.session_state[VEILED] = hidden
     return hidden

@@ -15,7 +15,8 @@ from viz.tokens import visible
 
 MARKS = ("right", "wrong", "unmarked")
 MARK_COLOURS = ("#15803d", "#b91c1c", "#2563eb")  # green/red carry words too (the legend), not colour alone
-NAMES = {"right": "the model's answer", "wrong": "another answer", "unmarked": "an answer", "share": "share of the class",
+NAMES = {"right": "the model's answer", "wrong": "another answer", "unmarked": "an answer",
+         "share": "share of the class",
          "answer": "answer", "round": "round", "count": "students", "p": "the model's probability",
          "value": "estimate", "truth": "true value"}
 MOST_ANSWERS = 12  # bars per round; the rest are summed into "others"

@@ -224,7 +224,6 @@ def _warm_step(lesson, k: int, lang: str, bar: str) -> dict:
 
 def run_warm(args) -> int:
     """Open every step of the lesson twice against the app at --url; one line (or --json) per step."""
-    from lab.models import DEFAULT_OFFLINE
 
     try:
         lesson = load(args.file)
