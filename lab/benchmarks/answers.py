@@ -14,25 +14,42 @@ student's first answer was acknowledged (teacher_saw_all_s; the teacher polls ev
 median time (tally_s: `answers()`, the histogram a reveal draws; count_s: `answered()`, the teacher's count).
 Environment: LAB_ANSWER_STUDENTS ("60,200"), LAB_ANSWER_BACKENDS ("memory,redis"). The redis backend needs
 redis-server (apt-get install -y redis-server); without it that row is skipped, with the reason.
+
+Then the same class through the app itself (rows with "clients": "protocol"): bench_pages/answer_play.py, in a
+fresh interpreter, has a teacher in Chromium start a room on lesson 01 step 3 (a number question) and N virtual
+students, clients of Streamlit's websocket protocol that run the room's poll as a browser does, submit the answer
+form as the frontend does (the text box's value and the submit button's trigger in one rerun), each within 3 s, a
+third changing their answer once. project_s = the p95 from a student's submit until a run of its page finished
+showing "Your answer: VALUE" (its acknowledgement), reference_s = the median of the same (ratio: the tail over the
+middle, a scale, not a target). ok = p95 <= 1 s, every submit acknowledged, the teacher's page showing exactly N
+answered (read again 2.5 s after it first showed N: nothing counted twice; with Redis also the room's tally equal
+to each student's last acknowledged answer), and the teacher's page showing N within 2 s of the N-th student's first
+acknowledgement (teacher_saw_all_s; its count is a fragment read every 2 s, the page read every 50 ms). One app
+process (rooms in memory), or two sharing a redis-server (students alternate between them, the teacher on the
+first). LAB_ANSWER_PROTOCOL_STUDENTS ("60"; "" for none) sets N; without Chromium those rows are skipped.
 """
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import random
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 from collections import Counter
 from contextlib import contextmanager
+from pathlib import Path
 
 from lab import rooms
 
 WITHIN_S, TARGET_P95_S, TARGET_SEEN_S, POLL_S, STEP = 3.0, 1.0, 2.0, 0.05, 2
+PLAY = Path(__file__).resolve().parents[2] / "bench_pages" / "answer_play.py"
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -192,6 +209,53 @@ def benchmarks() -> list[dict]:
         with (redis_server() if backend == "redis" else _nothing()) as url:
             store = rooms.RedisStore(url) if url else rooms.MemoryStore()
             out.extend(_row(backend, n, play(store, url, n)) for n in sizes)
+    return out + protocol_rows()
+
+
+def protocol_play(backend: str, students: int) -> dict:
+    """bench_pages/answer_play.py's run (a fresh interpreter): its JSON."""
+    plan = {"students": students, "backend": backend}
+    done = subprocess.run([sys.executable, str(PLAY), json.dumps(plan)], capture_output=True, text=True,
+                          cwd=PLAY.parents[1], timeout=1800)
+    if done.returncode != 0:
+        raise RuntimeError(f"the answers protocol run failed: {done.stderr.strip().splitlines()[-1:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _protocol_row(backend: str, run: dict) -> dict:
+    lat = run["latencies"] or [float("nan")]
+    p95, median, seen = _quantile(lat, 0.95), statistics.median(lat), run["teacher_saw_all_s"]
+    where = ("one app process, rooms in memory" if backend == "memory"
+             else f"{run['processes']} app processes sharing a redis-server")
+    return {"name": f"answers over the app's websocket protocol: {run['students']} students answer within "
+                    f"{WITHIN_S:g} s, {where}: p95 submit-to-ack vs its median",
+            "project_s": _sig(p95), "reference_s": _sig(median), "ratio": round(p95 / median, 2) if median else None,
+            "target": None, "target_p95_s": TARGET_P95_S, "target_seen_s": TARGET_SEEN_S,
+            "ok": (p95 <= TARGET_P95_S and run["unacked"] == 0 and run["exact"] and seen is not None
+                   and seen <= TARGET_SEEN_S),
+            "clients": "protocol", "backend": backend, "students": run["students"], "processes": run["processes"],
+            "p95_s": _sig(p95), "median_s": _sig(median), "max_s": _sig(max(lat)), "submitted": run["submitted"],
+            "acked": run["acked"], "unacked": run["unacked"], "exact": run["exact"], "teacher_saw_all_s": seen,
+            "teacher_count": run["teacher_count"], "teacher_counts": run["counts"], "tally": run["tally"],
+            "expected": run["expected"], "ready_s": run["ready_s"], "spread_s": run["spread_s"]}
+
+
+def protocol_rows() -> list[dict]:
+    """The class through the app's websocket protocol, a teacher in Chromium (see the module's docstring)."""
+    from lab.testing.browser import browser_missing
+
+    sizes = [int(n) for n in os.environ.get("LAB_ANSWER_PROTOCOL_STUDENTS", "60").split(",") if n]
+    missing, out = browser_missing(), []
+    for backend in os.environ.get("LAB_ANSWER_BACKENDS", "memory,redis").split(","):
+        why = missing or (None if backend != "redis" or shutil.which("redis-server") else
+                          "redis-server is not installed (apt-get install -y redis-server)")
+        for n in sizes:
+            if why:
+                out.append({"name": f"answers over the app's websocket protocol, {n} students, {backend}: skipped",
+                            "project_s": None, "reference_s": None, "ratio": None, "target": None, "ok": None,
+                            "clients": "protocol", "skipped": why})
+            else:
+                out.append(_protocol_row(backend, protocol_play(backend, n)))
     return out
 
 
