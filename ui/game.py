@@ -27,7 +27,7 @@ from viz.format import markdown_literal
 
 ALONE = "_game_alone"  # session: {"lesson:k": {j: the reader's answer}} outside a room
 VALUE = "game_value"  # the answer's widget
-COUNT_S = 2.0  # the teacher's count of guesses is read this often
+COUNT_S = 1.3  # the teacher's count of guesses is read this often (not 2 s: ui/answers.py COUNT_S says why)
 NOTICE = "_game_notice"
 
 
