@@ -39,6 +39,14 @@ def test_the_protocol_fields_the_virtual_readers_use():
         assert not missing, f"BackMsg.{message} has no {sorted(missing)}"
     missing = set(door.FORWARD_MSG_FIELDS) - set(door.ForwardMsg.DESCRIPTOR.fields_by_name)
     assert not missing, f"ForwardMsg has no {sorted(missing)}"
+    state = door.BackMsg.DESCRIPTOR.fields_by_name["rerun_script"].message_type.fields_by_name["widget_states"]
+    widget = state.message_type.fields_by_name["widgets"].message_type
+    assert not set(door.WIDGET_STATE_FIELDS) - set(widget.fields_by_name), "WidgetState lost a field the bench sets"
+    delta = door.ForwardMsg.DESCRIPTOR.fields_by_name["delta"].message_type
+    element = delta.fields_by_name["new_element"].message_type
+    for kind, fields in door.ELEMENT_FIELDS.items():
+        missing = set(fields) - set(element.fields_by_name[kind].message_type.fields_by_name)
+        assert not missing, f"Element.{kind} has no {sorted(missing)}"
 
 
 def test_the_vega_lite_conversion_still_takes_a_chart():

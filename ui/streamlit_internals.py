@@ -50,3 +50,7 @@ BACK_MSG_FIELDS = {"rerun_script": ("query_string", "page_name", "page_script_ha
                                     "fragment_id", "is_auto_rerun")}
 FORWARD_MSG_FIELDS = ("delta", "script_finished", "session_event", "metadata", "navigation", "page_info_changed",
                       "auto_rerun", "stop_auto_rerun")
+# What a virtual student fills in and reads to answer a question (bench_pages/answer_play.py): a widget's state, and
+# the text box's and the form's submit button's ids in the elements a run sends.
+WIDGET_STATE_FIELDS = ("id", "string_value", "trigger_value")
+ELEMENT_FIELDS = {"text_input": ("id", "label"), "button": ("id", "label", "is_form_submitter")}
