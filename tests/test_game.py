@@ -39,6 +39,7 @@ def test_the_walk_starts_after_the_text_and_each_probability_is_transformers(que
     ids = loaded.tokenizer(question["text"] + question["passage"])["input_ids"]
     start = len(loaded.tokenizer(question["text"])["input_ids"])
     assert side["positions"] == list(range(start, len(ids)))  # every token of the passage, none of the text
+    assert side["model"] == loaded.name
     assert "".join(side["before"][0]) == loaded.tokenizer.decode(ids[:start])
     with torch.no_grad():
         logits = loaded.model(torch.tensor([ids])).logits[0].double()
@@ -48,11 +49,25 @@ def test_the_walk_starts_after_the_text_and_each_probability_is_transformers(que
         assert row["top"][0]["id"] == int(p.argmax())
 
 
+def close(a, b) -> bool:
+    """JSON values equal, their floats to 1e-9 relative."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(close(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and not isinstance(b, bool):
+        return b == pytest.approx(a, rel=1e-9)
+    return a == b
+
+
 def test_the_export_is_what_lab_guess_reads_and_its_summary_is_the_pages(question, side, tmp_path):
-    answers = {1: {"install": 3, "get": 1}, 2: {"the": 2, "followed": 1}, 3: {"=by": 1}}
+    answers = {1: {"get": 1, "install": 3}, 2: {"the": 1, "followed": 1}, 3: {"=by": 1}}
     text = questions.game_csv(side["positions"], answers)
+    assert "\r" not in text
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert [r["position"] for r in rows][:2] == [str(side["positions"][0])] * 2 and rows[-1]["answer"] == "'=by"
+    p = [str(n) for n in side["positions"]]
+    assert [(r["position"], r["answer"], r["count"]) for r in rows] == [  # most common first, then by answer
+        (p[0], "install", "3"), (p[0], "get", "1"), (p[1], "followed", "1"), (p[1], "the", "1"), (p[2], "'=by", "1")]
     passage, answers_file = tmp_path / "passage.txt", tmp_path / "answers.csv"
     passage.write_text(question["text"] + question["passage"], encoding="utf-8")
     answers_file.write_text(text.replace("'=by", "=by"), encoding="utf-8")  # the formula guard, undone by hand
@@ -64,14 +79,31 @@ def test_the_export_is_what_lab_guess_reads_and_its_summary_is_the_pages(questio
     played = questions.game_play(question, "course-gpt2", answers)
     for key in ("class_bits", "model_bits", "agreement", "answers", "positions"):
         assert played["summary"][key] == pytest.approx(cli["summary"][key], rel=1e-9), key
+    assert close(json.loads(json.dumps(played["class"])), cli["class"])  # the class's rows, position by position
 
 
 def test_a_position_keeps_its_answers_apart_from_the_steps_and_every_other():
     keys = {questions.walk_key(k, j) for k in range(1, lessons.MAX_STEPS + 1) for j in range(1, questions.WALK + 1)}
     assert len(keys) == lessons.MAX_STEPS * questions.WALK  # no two positions share a room step
     assert min(keys) > lessons.MAX_STEPS and max(keys) <= rooms.MAX_STEP  # never a lesson step; always a room's
-    with pytest.raises(ValueError):
-        questions.walk_key(1, questions.WALK + 1)
+    for j in (0, questions.WALK + 1):
+        with pytest.raises(ValueError, match=rf"^position {j} is not 1\.\.20$"):
+            questions.walk_key(1, j)
+
+
+def test_a_one_token_text_walks_from_its_first_position_and_at_most_walk_positions():
+    """The tokenizer as transformers reads it: a one-token text, and a passage far longer than WALK."""
+    from lab.models import load
+
+    loaded = load("course-gpt2")
+    q = {"en": "?", "pt": "?", "kind": "next-token", "text": "The",
+         "passage": " cat sat on the mat and the dog sat on the rug, and then the cat and the dog went out to play "
+                    "in the garden until the sun went down."}
+    ids = loaded.tokenizer(q["text"] + q["passage"])["input_ids"]
+    assert len(loaded.tokenizer(q["text"])["input_ids"]) == 1 and len(ids) > questions.WALK + 2
+    walked = questions.game(q, loaded)
+    assert walked["positions"] == list(range(1, questions.WALK + 1))
+    assert walked["before"][0] == "The" and walked["before"][-1] == loaded.tokenizer.decode(ids[:questions.WALK])
 
 
 def guess(at, value: str, label: str):

@@ -474,3 +474,141 @@ def test_a_bad_lesson_file_is_one_line_naming_the_file_and_the_field(capsys, tmp
     assert main(["lesson", "question", str(path), "1"]) == 2
     err = capsys.readouterr().err
     assert err == f"lab: error: {path}: step 1, question.options: must have 2 to 6 options\n"
+
+
+# ---------------------------------------------------------------- found untested by the mutation run (docs/testing.md)
+
+
+@pytest.mark.parametrize(("question", "raw", "message", "reason", "details"), [
+    (NEXT, "   ", "line 3: the answer is empty", "empty_answer", {"line": 3}),
+    (NEXT, None, "line 3: the answer is empty", "empty_answer", {"line": 3}),
+    (FACT, "12345678901234567890123", "line 3: '12345678901234567890' is not an option: answer with a number from 1 "
+     "to 3", "not_an_option", {"line": 3, "answer": "12345678901234567890", "most": 3}),
+    (TOKENS, "1.000", "line 3: '1.000' could be a whole number with a thousands separator or a decimal: write it "
+     "without the separator", "ambiguous", {"line": 3, "answer": "1.000"}),
+    (TOKENS, "abcdefghijklmnopqrstuvwxyz", "line 3: 'abcdefghijklmnopqrst' is not a number", "not_a_number",
+     {"line": 3, "answer": "abcdefghijklmnopqrst"}),
+    (TOKENS, "2000000000.0000000001", "line 3: 2000000000.000000000 is outside 0..1,000,000,000", "out_of_range",
+     {"line": 3, "answer": "2000000000.000000000", "least": 0, "most": 1e9}),
+])
+def test_a_refused_answer_names_its_line_and_what_it_read(question, raw, message, reason, details):
+    """The words a teacher reads for a bad row of an answers table: hand-written, the first 20 characters."""
+    with pytest.raises(questions.QuestionError) as e:
+        questions.clean(parsed(question), raw, 3)
+    assert (str(e.value), e.value.reason, e.value.details) == (message, reason, details)
+
+
+def test_the_largest_number_answer_is_accepted():
+    assert questions.clean(parsed(TOKENS), "1000000000") == "1000000000"  # MAX_NUMBER itself
+
+
+def test_two_options_that_tie_are_refused_with_the_figure():
+    q = parsed(choice_of("cheapest_tokenizer", ["gpt2", "cl100k_base"], text="a"))  # one token each (tiktoken)
+    with pytest.raises(questions.QuestionError) as e:
+        questions.model_side(q, "unused")
+    assert str(e.value) == "options 1, 2 tie at 1: no one option is right"
+    assert e.value.details == {"options": "1, 2", "value": 1}
+
+
+def test_the_head_rules_side_and_its_refusals(gpt2):
+    """Transformers' own attention weights for a two-token text (the one query that has a previous token); the
+    side's every field; a head one past the model's, a one-token text and one past the context refused in words."""
+    ids = gpt2.tokenizer("The cat")["input_ids"]
+    assert len(ids) == 2
+    with torch.no_grad():
+        att = gpt2.model(torch.tensor([ids]), output_attentions=True).attentions
+    q = parsed(choice_of("previous_token_head", ["0.3", "1.2"], "The cat"), "attention")
+    side = questions.model_side(q, gpt2)
+    want = {"0.3": float(att[0][0, 3, 1, 0]), "1.2": float(att[1][0, 2, 1, 0])}
+    assert side["previous"] == pytest.approx(want, abs=1e-6)
+    assert side == {"kind": "choice", "right": 1 + (want["1.2"] > want["0.3"]), "rule": "previous_token_head",
+                    "model": gpt2.name, "previous": side["previous"]}
+    with pytest.raises(questions.QuestionError) as e:
+        questions.model_side(parsed(choice_of("previous_token_head", ["0.1", "0.4"], "a b"), "attention"), gpt2)
+    assert str(e.value) == f"{gpt2.name} has no head 0.4: its layers are 0..1 and its heads 0..3"
+    assert e.value.details == {"head": "0.4", "layers": 2, "heads": 4}
+    with pytest.raises(questions.QuestionError) as e:
+        questions.model_side(parsed(choice_of("previous_token_head", ["0.1", "1.0"], "cat"), "attention"), gpt2)
+    assert (str(e.value), e.value.reason) == ("the text is a single token: it has no previous token to attend to",
+                                              "one_token")
+    long = "a " * 100
+    n = len(gpt2.tokenizer(long)["input_ids"])
+    assert n > gpt2.context == 64
+    with pytest.raises(questions.QuestionError) as e:
+        questions.model_side(parsed(choice_of("previous_token_head", ["0.1", "1.0"], long), "attention"), gpt2)
+    assert str(e.value) == f"the text is {n} tokens; {gpt2.name} takes at most 64"
+    assert e.value.details == {"tokens": n, "context": 64, "model": gpt2.name, "new": 0}
+
+
+def test_the_next_token_sides_fields_and_the_judged_readings(gpt2):
+    q = parsed(NEXT, "sampling")
+    side = questions.model_side(q, gpt2, answers=["mat", "mat and hat"])
+    assert set(side) == {"kind", "model", "text", "top", "answers"}
+    assert (side["kind"], side["model"], side["text"]) == ("next-token", gpt2.name, PROMPT)
+    rows = {r["answer"]: r for r in questions.judge(q, side, {"mat": 2, "mat and hat": 1})}
+    for answer, row in rows.items():
+        assert (row["read_as"], row["p"], row["rank"]) == tuple(side["answers"][answer][k]
+                                                                for k in ("read_as", "p", "rank"))
+    assert rows["mat"]["rank"] is not None and rows["mat and hat"]["rank"] is None  # one token, several
+
+
+def test_after_a_trailing_space_no_answer_gains_a_second_space(gpt2):
+    """The hand chain shows the spaced reading likelier for some of these answers; the side still reads each
+    without it (the text's last token is the space itself)."""
+    text = PROMPT + " "
+    ids = gpt2.tokenizer(text)["input_ids"]
+
+    def chain(answer: str) -> float:
+        p, context = 1.0, list(ids)
+        for token in gpt2.tokenizer(answer)["input_ids"]:
+            p *= float(next_p(gpt2.model, context)[token])
+            context.append(token)
+        return p
+
+    answers = ["dog", "hat", "end", "a", ",", "the", "and", "mat"]
+    assert any(chain(" " + a) > chain(a) for a in answers)
+    scored = questions.model_side(parsed(NEXT | {"text": text}, "sampling"), gpt2, answers=answers)["answers"]
+    for a in answers:
+        assert scored[a]["read_as"] == a and scored[a]["p"] == pytest.approx(chain(a), rel=1e-3), a
+
+
+def test_the_perplexity_sides_fields(gpt2):
+    text = "The cat sat on the mat."
+    ids = gpt2.tokenizer(text)["input_ids"]
+    with torch.no_grad():
+        loss = float(gpt2.model(torch.tensor([ids]), labels=torch.tensor([ids])).loss)
+    side = questions.model_side(parsed({"en": "?", "pt": "?", "kind": "number", "of": "perplexity", "text": text},
+                                       "perplexity"), gpt2)
+    assert side == {"kind": "number", "of": "perplexity", "model": gpt2.name, "value": pytest.approx(math.exp(loss),
+                    rel=1e-4), "tokens": len(ids) - 1, "pseudo": False}  # gpt2 is a decoder: a true perplexity
+
+
+@pytest.mark.parametrize("count", [0, questions.MAX_COUNT + 1, 2.5, True, "3"])
+def test_judge_refuses_a_count_that_is_not_1_to_most_whole(count):
+    with pytest.raises(questions.QuestionError) as e:
+        questions.judge(parsed(TOKENS), {"kind": "number", "value": 24}, {"20": count})
+    assert str(e.value) == f"the count must be from 1 to {questions.MAX_COUNT:,}; got {count!r}"
+    assert e.value.reason == "count"
+    assert e.value.details == {"line": None, "count": count, "most": questions.MAX_COUNT}
+
+
+def test_judge_takes_the_largest_count():
+    rows = questions.judge(parsed(TOKENS), {"kind": "number", "value": 24}, {"20": questions.MAX_COUNT})
+    assert rows == [{"answer": "20", "count": questions.MAX_COUNT, "error": -4.0}]
+
+
+def test_the_export_has_plain_line_ends_and_refuses_another_language():
+    q = parsed(FACT)
+    text = questions.csv_text(q, {1: {"1": 1, "2": 1}}, {"kind": "choice", "right": 2})
+    assert "\r" not in text and text.endswith("\n")
+    with pytest.raises(ValueError, match=r"^lang must be one of \('en', 'pt'\)$"):
+        questions.csv_text(q, {1: {"1": 1}}, {"kind": "choice", "right": 2}, lang="fr")
+
+
+def test_an_encoders_perplexity_is_marked_pseudo(tiny_model_dirs):
+    roberta = load(str(tiny_model_dirs["roberta"]))
+    text = "The cat sat on the mat."
+    side = questions.model_side(parsed({"en": "?", "pt": "?", "kind": "number", "of": "perplexity", "text": text},
+                                       "perplexity"), roberta)
+    assert roberta.kind == "encoder" and side["pseudo"] is True and side["model"] == roberta.name
+    assert side["value"] > 0 and side["tokens"] == len(roberta.tokenizer(text, add_special_tokens=False)["input_ids"])
