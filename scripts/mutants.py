@@ -34,6 +34,7 @@ TESTS = {  # module -> its fast tests
                    "tests/test_tokens.py::test_counts_equal_tiktoken",
                    "tests/test_tokens.py::test_empty_and_wordless_text_divide_sanely",
                    "tests/test_tokens.py::test_length_mismatch_on_hand_counted_lengths"],
+    "lab.questions": ["tests/test_questions.py", "tests/test_game.py"],
 }
 FUNCTIONS = {  # the functions whose mutants count (the module's statistics and estimates)
     "lab.detect.evaluation": ["oriented", "auroc", "roc", "rates", "base_rate", "groups", "evaluate"],
@@ -42,6 +43,8 @@ FUNCTIONS = {  # the functions whose mutants count (the module's statistics and 
                     "forced", "forced_summary"],
     "lab.fill": ["compare", "right_context_gain", "encoder_rows", "decoder_rows", "_rank"],
     "lab.tokens": ["premium", "_ratio", "length_mismatch", "token_costs"],
+    "lab.questions": ["clean", "_number", "model_side", "_best", "previous_token_shares", "_next_token_side", "_score",
+                      "_number_side", "judge", "csv_text", "walk_key", "_walked", "game", "game_play", "game_csv"],
 }
 HEADER = """# mutmut 3's settings, written by scripts/mutants.py (`make mutants`) for one module at a time.
 [mutmut]
@@ -54,6 +57,7 @@ also_copy=
     app.py
     app_pages
     assets
+    lessons
 pytest_add_cli_args=-p no:cacheprovider -q
 timeout_constant=10
 """
