@@ -35,9 +35,6 @@ ALONE = "_answers_alone"  # session: {"lesson:k": the reader's own answer} outsi
 NOTICE = "_answers_notice"  # session: a refusal (an answer that cannot be one, a closed round), shown once
 VALUE = "answer_value"  # the answer's widget
 VEILED = "_answers_veiled"  # session: whether this run withheld the step's page (veil), for the bar's line
-# The teacher's count of answers is read this often: not rooms.COUNT_S (2 s), whose tick would fire with it, and
-# ui/runtime_fix.py drops a tick that arrives while another fragment runs (measured: the count stuck for 26 s).
-COUNT_S = 1.3
 
 
 def block(lesson, k: int, student: bool, below) -> None:
@@ -158,15 +155,10 @@ def _student(code: str, k: int, question: dict, now) -> None:
                          ". The teacher reveals the answer next.", ". O professor revela a resposta em seguida.")))
 
 
-@st.fragment(run_every=COUNT_S)
-def _answered(code: str, k: int, number: int) -> None:
-    """How many students answered this round (read every COUNT_S seconds)."""
-    try:
-        n = store_of.store().answered(code, k)
-    except store_of.RoomError:
-        return
-    st.markdown(t(f"**{num(n)} answered** · round {number}",
-                  f"**{num(n)} {'respondeu' if n == 1 else 'responderam'}** · rodada {number}"))
+def _answered_words(number: int):
+    """The teacher's count of a round's answers, in words."""
+    return lambda n: t(f"**{num(n)} answered** · round {number}",
+                       f"**{num(n)} {'respondeu' if n == 1 else 'responderam'}** · rodada {number}")
 
 
 def _control(action: str, code: str, secret: str, k: int) -> None:
@@ -181,7 +173,7 @@ def _teacher(code: str, secret: str, k: int, question: dict, now, side: dict, ro
     """The teacher's row: the count, close / reveal / vote again, and each round as CSV once closed."""
     count, close, reveal, again, export = st.columns([2.2, 1.3, 1.3, 1.3, 1.6], vertical_alignment="center")
     with count:
-        _answered(code, k, now.number)
+        rooms.answered(code, k, _answered_words(now.number))
     close.button(t("Close the round", "Fechar a rodada"), key="answers_close", disabled=not now.open,
                  on_click=_control, args=("close_round", code, secret, k), width="stretch")
     reveal.button(t("Reveal", "Revelar"), key="answers_reveal", disabled=now.revealed, type="primary",

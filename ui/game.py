@@ -27,7 +27,6 @@ from viz.format import markdown_literal
 
 ALONE = "_game_alone"  # session: {"lesson:k": {j: the reader's answer}} outside a room
 VALUE = "game_value"  # the answer's widget
-COUNT_S = 1.3  # the teacher's count of guesses is read this often (not 2 s: ui/answers.py COUNT_S says why)
 NOTICE = "_game_notice"
 
 
@@ -132,21 +131,16 @@ def _reveal(code: str, secret: str, key: int) -> None:
         st.session_state[NOTICE] = messages.text(e)
 
 
-@st.fragment(run_every=COUNT_S)
-def _count(code: str, key: int, j: int) -> None:
-    """How many students guessed position j (read every COUNT_S seconds)."""
-    try:
-        n = store_of.store().answered(code, key)
-    except store_of.RoomError:
-        return
-    st.markdown(t(f"**{num(n)} guessed** position {j}", f"**{num(n)} {'palpite' if n == 1 else 'palpites'}** na "
-                  f"posição {j}"))
+def _guessed_words(j: int):
+    """The teacher's count of a position's guesses, in words."""
+    return lambda n: t(f"**{num(n)} guessed** position {j}",
+                       f"**{num(n)} {'palpite' if n == 1 else 'palpites'}** na posição {j}")
 
 
 def _teacher(code: str, secret: str, k: int, j: int) -> None:
     key = questions.walk_key(k, j)
     count, reveal = st.columns([3, 1.4], vertical_alignment="center")
     with count:
-        _count(code, key, j)
+        rooms.answered(code, key, _guessed_words(j))
     reveal.button(t("Reveal", "Revelar"), key="game_reveal", type="primary", on_click=_reveal,
                   args=(code, secret, key), width="stretch")

@@ -31,6 +31,10 @@ FOLLOW = "room_follow"  # the "Following the teacher" toggle
 FOLLOWING = "_room_following"  # session: its value, kept outside the widget (a page switch drops widget state)
 POLL_S = 1.0  # a student's page follows the teacher within this plus one run
 COUNT_S = 2.0  # the teacher's count of students following is read this often
+# The teacher's count of answers (a question's round, a guessing game's position) is read this often: not COUNT_S,
+# whose tick would fire with it, and ui/runtime_fix.py drops a tick that arrives while another fragment runs
+# (measured by the answers bench: the count stuck for 26.4 s). Apart, the two timers drift and lose a tick at most.
+ANSWERED_S = 1.3
 WHO = "_room_who"  # session: a random id of this browser, counted once among a room's students (no name)
 WHO_COOKIE = "lab_who"  # the browser's copy of it, for a reload
 COUNTED = "_room_counted"  # session: the teacher's last count of students following
@@ -357,3 +361,14 @@ def key_file(code: str, secret: str) -> str:
     key = rooms.teacher_key(secret)
     return (f"Room {code}\nTeacher key: {key}\n\nLost the tab? Open a lesson, then More > Take a room back.\n"
             f"Perdeu a aba? Abra uma lição, depois Mais > Retomar uma sala.\n")
+
+
+@st.fragment(run_every=ANSWERED_S)
+def answered(code: str, step: int, say) -> None:
+    """How many students answered the current round of the room's `step` (a lesson step, or a guessing game's
+    position: lab.questions.walk_key), in the words `say(n)` gives; read every ANSWERED_S seconds."""
+    try:
+        n = rooms.store().answered(code, step)
+    except rooms.RoomError:
+        return
+    st.markdown(say(n))
