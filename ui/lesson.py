@@ -197,7 +197,7 @@ def _changed(lesson: lessons.Lesson, k: int, here: str) -> bool:
     return here != step.page or url_state.differs_from(lessons.link_params(step))
 
 
-def bar(lesson: lessons.Lesson, k: int, here: str, below=None) -> None:
+def bar(lesson: lessons.Lesson, k: int, here: str, below) -> None:
     """The lesson bar, one row (title and step K of N, previous/next, the room, a menu) and the question: about
     100 px, so that on a projector the step's view starts on the first screen. A student in a room never sees the
     teacher's note; a teacher sees it with "presenter notes" on (on by default outside presentation mode)."""
@@ -219,7 +219,7 @@ def bar(lesson: lessons.Lesson, k: int, here: str, below=None) -> None:
     if _changed(lesson, k, here):
         st.button(t("↺ Back to the step", "↺ Voltar ao passo"), key="lesson_back", on_click=_back, args=(lesson,))
     if step.question:
-        answers.block(lesson, k, student, below if below is not None else st.container())  # ui/answers.py
+        answers.block(lesson, k, student, below)  # the question, answers under the bar in `below` (ui/answers.py)
     if not student and st.session_state.get(NOTES, not presentation.on()):
         st.caption(t("Teacher's note: ", "Nota para o professor: ") + step.note[lang()])
     if not student:
