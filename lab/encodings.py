@@ -132,7 +132,7 @@ def hf_gpt2_tokenizer(n_merges: int | None = None):
     With n_merges, the vocabulary is GPT-2's first 256 + n_merges ids (a prefix: GPT-2's ids are
     in merge order) plus <|endoftext|> at the next id.
     """
-    from transformers import GPT2TokenizerFast  # lazy: the tokens page must not import it
+    from lab import hf_imports  # transformers lazily: the tokens page must not import it
 
     vocab, merges = gpt2_files()
     if n_merges is not None:
@@ -140,8 +140,10 @@ def hf_gpt2_tokenizer(n_merges: int | None = None):
         size = 256 + n_merges
         vocab = {tok: i for tok, i in vocab.items() if i < size}
         vocab[ENDOFTEXT] = size
-    return GPT2TokenizerFast(vocab=dict(vocab), merges=list(merges), unk_token=ENDOFTEXT,
-                             bos_token=ENDOFTEXT, eos_token=ENDOFTEXT)
+    with hf_imports.LOCK:
+        tokenizer = hf_imports.name("GPT2TokenizerFast")
+        return tokenizer(vocab=dict(vocab), merges=list(merges), unk_token=ENDOFTEXT, bos_token=ENDOFTEXT,
+                         eos_token=ENDOFTEXT)
 
 
 ROBERTA_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")  # ids 0-3, as in RoBERTa (pad must be 1)
@@ -156,7 +158,8 @@ def hf_roberta_tokenizer(n_merges: int | None = None):
     "the <mask> sat" asks for " cat", and transformers' fill-mask pipeline reads it so too.
     """
     from tokenizers import AddedToken
-    from transformers import RobertaTokenizerFast
+
+    from lab import hf_imports
 
     gpt2_vocab, merges = gpt2_files()
     size = len(gpt2_vocab) if n_merges is None else 256 + n_merges
@@ -164,7 +167,8 @@ def hf_roberta_tokenizer(n_merges: int | None = None):
     vocab.update({tok: i + len(ROBERTA_SPECIALS) for tok, i in gpt2_vocab.items() if i < size})
     vocab["<mask>"] = len(vocab)
     merges = merges if n_merges is None else merges[:n_merges]
-    return RobertaTokenizerFast(vocab=vocab, merges=list(merges), bos_token="<s>", eos_token="</s>",
-                                sep_token="</s>", cls_token="<s>", unk_token="<unk>",
-                                pad_token="<pad>", mask_token=AddedToken("<mask>", lstrip=True, normalized=False,
-                                                                         special=True))
+    with hf_imports.LOCK:
+        tokenizer = hf_imports.name("RobertaTokenizerFast")
+        return tokenizer(vocab=vocab, merges=list(merges), bos_token="<s>", eos_token="</s>", sep_token="</s>",
+                         cls_token="<s>", unk_token="<unk>", pad_token="<pad>",
+                         mask_token=AddedToken("<mask>", lstrip=True, normalized=False, special=True))

@@ -140,9 +140,10 @@ class FossilError(LabError):
 def config(name_or_path: str):
     """The transformers configuration of a fossil (built from its published hyperparameters, or read from
     models/<name>/config.json) or of a local Hugging Face folder; FossilError otherwise."""
-    from transformers import GPT2Config, OpenAIGPTConfig, RobertaConfig
+    from lab import hf_imports
 
-    classes = {"openai-gpt": OpenAIGPTConfig, "gpt2": GPT2Config, "roberta": RobertaConfig}
+    classes = dict(zip(("openai-gpt", "gpt2", "roberta"),
+                       hf_imports.names("OpenAIGPTConfig", "GPT2Config", "RobertaConfig"), strict=True))
     fossil = BY_NAME.get(name_or_path)
     if fossil is not None and fossil.hyper is not None:
         return classes[fossil.arch](**fossil.hyper)

@@ -57,8 +57,11 @@ def gpt_history() -> dict:
 def layer_norm_lines() -> dict[str, list[str]]:
     """Where each model puts its layer norms, read from transformers' own block code: GPT-1 normalises after
     each residual addition, GPT-2 before each sub-block."""
-    from transformers.models.gpt2.modeling_gpt2 import GPT2Block
-    from transformers.models.openai.modeling_openai import Block
+    from lab import hf_imports
+
+    with hf_imports.LOCK:
+        from transformers.models.gpt2.modeling_gpt2 import GPT2Block
+        from transformers.models.openai.modeling_openai import Block
 
     def lines(fn):
         return [s.strip() for s in inspect.getsource(fn).splitlines() if "self.ln_" in s and "cross" not in s]
@@ -69,9 +72,10 @@ def layer_norm_lines() -> dict[str, list[str]]:
 def architecture() -> dict[str, dict]:
     """GPT-1's and GPT-2's shapes from transformers' default configs (the released checkpoints') and the
     registry (parameters, context)."""
-    from transformers import GPT2Config, OpenAIGPTConfig
-
+    from lab import hf_imports
     from lab.models import registry
+
+    GPT2Config, OpenAIGPTConfig = hf_imports.names("GPT2Config", "OpenAIGPTConfig")  # noqa: N806 (classes)
 
     out = {}
     for name, cfg in (("openai-gpt", OpenAIGPTConfig()), ("gpt2", GPT2Config())):

@@ -200,10 +200,13 @@ def pass_order() -> list[str]:
     """The steps lab.gpt2 records, in the order one pass makes them (short names): read by running it once on a
     one-layer GPT-2 of toy sizes."""
     import torch
-    from transformers import GPT2Config, GPT2LMHeadModel
 
-    toy = GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=4, n_head=2, vocab_size=3, n_positions=2, bos_token_id=0,
-                                     eos_token_id=0))
+    from lab import hf_imports
+
+    with hf_imports.LOCK:  # building a model may import more of transformers
+        config, model = hf_imports.names("GPT2Config", "GPT2LMHeadModel")
+        toy = model(config(n_layer=1, n_embd=4, n_head=2, vocab_size=3, n_positions=2, bos_token_id=0,
+                           eos_token_id=0))
     names: list[str] = []
 
     class Names:

@@ -55,6 +55,7 @@ SLOW = {
     "test_language_switch": {"test_switching_to_portuguese_gives_the_portuguese_page",
                              "test_what_the_reader_changed_stays_across_a_switch_and_back"},
     "test_hosting": {"test_the_memory_bench_opens_every_page_in_hosted_mode"},
+    "test_hf_imports": {"test_twelve_threads_through_transformers_first_imports_in_a_fresh_interpreter"},  # 3 x 6 s
     "test_sampling": {"test_filters_equal_transformers_warpers", "test_generation_is_generates_token_for_token"},
     "test_lens": {"test_the_real_entry_point"},
     "test_ceiling_page": {"test_short_texts_keep_the_page_whole", "test_portuguese_words_and_numbers",

@@ -1,6 +1,7 @@
 """The logit-lens page in a real Chromium, on the shipped course model: the grid draws, hovering a cell
 shows its top 5, and typed markup stays text (in the tooltip too), never HTML."""
 
+import json
 import os
 from pathlib import Path
 from urllib.parse import quote
@@ -64,6 +65,9 @@ def test_the_grid_draws_and_hovering_shows_the_top_5(app_url, tmp_path):
         assert all(set(tip) == {"input token", "layer", *(f"guess {i}" for i in range(1, 6))} for tip in tips)
         assert page.locator('[data-testid="stException"]').count() == 0 and page.dialogs == []
 
+POSITIONS = ("(want) => JSON.stringify([...document.querySelectorAll("
+             "'input[role=combobox][aria-label=\"After the token\"]')].map(e => e.value))")
+
 
 def test_typed_markup_stays_text(app_url):
     m = load("course-gpt2")
@@ -78,13 +82,11 @@ def test_typed_markup_stays_text(app_url):
         box = page.get_by_label("Text", exact=True)
         box.fill(MARKUP)
         box.press("Control+Enter")  # Streamlit commits a text area on Ctrl+Enter (or on blur)
-        combo = page.get_by_role("combobox", name="After the token")
-        for _ in range(300):  # the run for the new text has been drawn when the position is its last token
-            if combo.input_value() == tags[-1]:
-                break
-            page.wait_for_timeout(200)
-        assert combo.input_value() == tags[-1]
+        # the run for the new text has been drawn when the position is its last token and no stale copy of the
+        # old text's box is left (during a redraw both stand on the page: CI found two)
+        page.wait_for_function(POSITIONS + " === JSON.stringify([want])", arg=tags[-1], timeout=60_000)
         wait_idle(page)
+        assert json.loads(page.evaluate(POSITIONS, tags[-1])) == [tags[-1]]
         drawn(page)
         tips = hover_tooltips(page, page.locator(CHART).first)
         inputs = {tip["input token"] for tip in tips}

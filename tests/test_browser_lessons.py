@@ -15,6 +15,7 @@ pytestmark = pytest.mark.browser
 LESSON = "04-heads-and-mask"  # steps 1-3 on the attention page, 4 causal_mask, 5 code
 BAR = '.st-key-lesson-bar [data-testid="stMarkdownContainer"] p'
 TIMEOUT = 90_000
+DISABLE = "(off) => document.querySelectorAll('.st-key-lesson-bar button').forEach(b => { b.disabled = off; })"
 
 
 def at_step(page, k: int, n: int = 5, path: str = "attention") -> None:
@@ -44,7 +45,12 @@ def test_a_clicker_moves_the_steps_and_back_returns(app_url):
         page = new_page(browser)
         page.goto(f"{app_url}/?lesson={LESSON}&step=1")
         at_step(page, 1)
+        # while the app reconnects, Streamlit disables every widget: a press waits for them instead of being lost
+        page.evaluate(DISABLE, True)
         page.keyboard.press("PageDown")  # what a presentation clicker sends
+        page.wait_for_timeout(1500)
+        assert re.search(r"\bstep=1\b", page.url)
+        page.evaluate(DISABLE, False)
         at_step(page, 2)
         assert "attn_layer=2" in page.url and "attn_head=3" in page.url
         page.keyboard.press("ArrowRight")

@@ -51,12 +51,16 @@ KEYS_JS = """<script>
     if (e.key === "PageUp" || (e.key === "ArrowLeft" && !typing)) which = "prev";
     if (!which || e.altKey || e.ctrlKey || e.metaKey || !root.document.querySelector(".st-key-lesson-bar")) return;
     e.preventDefault();
-    let tries = 30;  // during a run the bar's buttons are redrawn: wait for them (3 s at most)
+    // wait (10 s at most) while the bar is redrawn by a run (no button) or the app reconnects (Streamlit disables
+    // every widget then: a press must not be lost); a step's end (only this button disabled) is not waited on
+    let tries = 100;
     const press = () => {
       const button = root.document.querySelector(`.st-key-lesson_${which} button`);
-      if (button && !button.disabled) button.click();
-      else if (!button && tries-- > 0) setTimeout(press, 100);
+      if (button && !button.disabled) return button.click();
+      const all = [...root.document.querySelectorAll(".st-key-lesson-bar button")];
+      if ((!button || all.every((b) => b.disabled)) && tries-- > 0) root.__lessonPress = setTimeout(press, 100);
     };
+    clearTimeout(root.__lessonPress);  // a newer press replaces one still waiting
     press();
   }, true);
 })();

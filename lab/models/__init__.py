@@ -146,7 +146,8 @@ def _from_pretrained(name: str, source: str, kw: dict) -> tuple[object, object, 
 
     import torch
     from safetensors import SafetensorError
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+    from lab import hf_imports
 
     # What a broken checkpoint raises: a truncated .safetensors (SafetensorError), a truncated
     # pytorch_model.bin (RuntimeError from torch's zip reader, EOFError) or a file that is not one
@@ -154,11 +155,13 @@ def _from_pretrained(name: str, source: str, kw: dict) -> tuple[object, object, 
     broken = (OSError, ValueError, KeyError, RuntimeError, EOFError, SafetensorError, pickle.UnpicklingError)
 
     try:
-        config = AutoConfig.from_pretrained(source, **kw)
-        auto = AutoModelForMaskedLM if kind_of(config) == "encoder" else AutoModelForCausalLM
-        model = auto.from_pretrained(source, config=config, attn_implementation="eager",
-                                     dtype=torch.float32, **kw)
-        tokenizer = AutoTokenizer.from_pretrained(source, **kw)
+        with hf_imports.LOCK:  # one thread at a time through transformers' imports (lab/hf_imports.py)
+            auto_config, causal, masked, auto_tokenizer = hf_imports.names(
+                "AutoConfig", "AutoModelForCausalLM", "AutoModelForMaskedLM", "AutoTokenizer")
+            config = auto_config.from_pretrained(source, **kw)
+            auto = masked if kind_of(config) == "encoder" else causal
+            model = auto.from_pretrained(source, config=config, attn_implementation="eager", dtype=torch.float32, **kw)
+            tokenizer = auto_tokenizer.from_pretrained(source, **kw)
     except broken as e:
         raise ModelUnavailable(f"cannot load {name}: {hub.one_line(e)}", "load_failed", name=name,
                                error=hub.one_line(e)) from e

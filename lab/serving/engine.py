@@ -281,7 +281,9 @@ class _Running:
                 mask = torch.tensor([[0] * (width - len(r.seq)) + [1] * len(r.seq) for r in self.rows])
                 out = self.model(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0))
                 return out.logits[:, -1].float()
-            from transformers import DynamicCache
+            from lab import hf_imports
+
+            DynamicCache = hf_imports.name("DynamicCache")  # noqa: N806 (a class)
 
             self.mask = torch.cat([self.mask, torch.ones(len(self.rows), 1, dtype=self.mask.dtype)], dim=1)
             last = torch.tensor([[r.seq[-1]] for r in self.rows])

@@ -45,9 +45,10 @@ def podman(*args: str, check: bool = True, timeout: float = 120) -> subprocess.C
 
 def build(tag: str = IMAGE, port: int | None = None, context: Path = ROOT) -> str:
     """deploy/build-image.sh: the base, the torch wheel, the image (layers cached; `port` None: the Dockerfile's
-    default). Its last line: the port, time and size."""
-    out = subprocess.run([str(BUILD), tag, str(port or ""), str(context)], capture_output=True, text=True, env=env(),
-                         timeout=3600)
+    default). Its last line: the port, time and size. At a lower priority (nice 10, the processes it starts too):
+    a test's build must not starve the other worker's real-browser tests."""
+    out = subprocess.run(["nice", "-n", "10", str(BUILD), tag, str(port or ""), str(context)], capture_output=True,
+                         text=True, env=env(), timeout=3600)
     if out.returncode != 0:
         raise RuntimeError(f"building {tag} failed:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}")
     return out.stdout.strip().splitlines()[-1]
