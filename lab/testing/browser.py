@@ -136,20 +136,52 @@ def shown(browser, most: int = 1500) -> str:
                 continue
             words = " | ".join(line for line in text.splitlines() if line.strip())
             lines.append(f"tab {page.url} ({'running' if running else 'idle'}): {words[:most]}")
+            lines += [f"  {trouble}" for trouble in getattr(page, "troubles", [])[-10:]]
     return "\n".join(lines) or "no tab open"
 
 
+SHELL_S = 30  # an app page whose frontend has not drawn its shell this long after loading is blank: reloaded once
+
+
 def new_page(browser, width: int = 1400, height: int = 1000):
-    """A fresh page whose `dialogs` list records (and dismisses) every alert/confirm/prompt."""
+    """A fresh page whose `dialogs` list records (and dismisses) every alert/confirm/prompt, and whose `troubles`
+    list records every failed request, uncaught error and console error (shown in a failed test's report).
+
+    Its `goto` reloads once an app page that loaded but stayed blank (no Streamlit shell after SHELL_S): in three
+    full runs on two busy cores a fresh tab loaded the app's files and then drew nothing for 90 s, while the server
+    answered (a stopped server leaves the shell drawn, "Skip to main content"). What the tab met is kept in
+    `troubles`, and the reload is a warning in the test run's summary."""
     page = browser.new_page(viewport={"width": width, "height": height})
-    page.dialogs = []
+    page.dialogs, page.troubles = [], []
 
     def on_dialog(dialog):
         page.dialogs.append(f"{dialog.type}: {dialog.message}")
         dialog.dismiss()
 
     page.on("dialog", on_dialog)
+    page.on("requestfailed", lambda r: page.troubles.append(f"request failed: {r.url} ({r.failure})"))
+    page.on("pageerror", lambda e: page.troubles.append(f"uncaught: {e}"[:300]))
+    page.on("console", lambda m: m.type == "error" and page.troubles.append(f"console: {m.text}"[:300]))
+    page.goto = _reloading_blank(page, page.goto)
     return page
+
+
+def _reloading_blank(page, goto):
+    """`goto`, then one reload when an app page stays blank (see new_page)."""
+    def go(url: str, **kwargs):
+        response = goto(url, **kwargs)
+        if page.locator("#root").count() == 0:  # not the app's index (a file, a JSON endpoint): as it came
+            return response
+        try:
+            page.wait_for_selector('[data-testid="stApp"]', state="attached", timeout=SHELL_S * 1000)
+        except Exception:  # Playwright's TimeoutError
+            import warnings
+
+            warnings.warn(f"{url}: the app's shell not drawn {SHELL_S} s after loading; reloaded. The tab met: "
+                          f"{page.troubles[-8:] or 'no failed request, no error'}", stacklevel=2)
+            page.reload()
+        return response
+    return go
 
 
 def wait_idle(page, timeout_ms: float = 60_000) -> None:
