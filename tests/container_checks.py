@@ -69,13 +69,15 @@ def healthy_within(name: str, seconds: float) -> bool:
 
 def wait_exit(name: str, seconds: float) -> int:
     """The container's exit code once it has stopped (fails the test if it still runs after `seconds`)."""
-    deadline = time.monotonic() + seconds
+    deadline, failed = time.monotonic() + seconds, ""
     while time.monotonic() < deadline:
-        state = podman_.podman("inspect", name, "--format", "{{.State.Status}} {{.State.ExitCode}}").stdout.split()
-        if state[0] in ("exited", "stopped"):
+        out = podman_.podman("inspect", name, "--format", "{{.State.Status}} {{.State.ExitCode}}", check=False)
+        state = out.stdout.split()  # podman itself fails now and then while another container stops (exit 125)
+        if out.returncode == 0 and state[0] in ("exited", "stopped"):
             return int(state[1])
+        failed = out.stderr.strip() if out.returncode else failed
         time.sleep(0.2)
-    pytest.fail(f"{name} still running after {seconds} s")
+    pytest.fail(f"{name} still running after {seconds} s" + (f"; podman inspect last said: {failed}" if failed else ""))
 
 
 def build_context(dest: Path) -> Path:

@@ -145,7 +145,8 @@ SHELL_S = 30  # an app page whose frontend has not drawn its shell this long aft
 
 def new_page(browser, width: int = 1400, height: int = 1000):
     """A fresh page whose `dialogs` list records (and dismisses) every alert/confirm/prompt, and whose `troubles`
-    list records every failed request, uncaught error and console error (shown in a failed test's report).
+    list records every failed request, error response, uncaught error and console error (shown in a failed test's
+    report).
 
     Its `goto` reloads once an app page that loaded but stayed blank (no Streamlit shell after SHELL_S): in three
     full runs on two busy cores a fresh tab loaded the app's files and then drew nothing for 90 s, while the server
@@ -162,6 +163,7 @@ def new_page(browser, width: int = 1400, height: int = 1000):
     page.on("requestfailed", lambda r: page.troubles.append(f"request failed: {r.url} ({r.failure})"))
     page.on("pageerror", lambda e: page.troubles.append(f"uncaught: {e}"[:300]))
     page.on("console", lambda m: m.type == "error" and page.troubles.append(f"console: {m.text}"[:300]))
+    page.on("response", lambda r: r.status >= 400 and page.troubles.append(f"HTTP {r.status}: {r.url}"[:300]))
     page.goto = _reloading_blank(page, page.goto)
     return page
 
