@@ -24,9 +24,10 @@ lab's: the text's tokens under `encoding` (of: tokens), or the lesson's model's 
 perplexity, lab.perplexity.evaluate; a pseudo-perplexity for an encoder).
 
 **the guessing game**: a next-token question with a `passage` walks it (game(), game_play()): each of the passage's
-tokens after the text, WALK at most, is guessed in turn; lab.guess reads the text and passage as one passage and
-computes both sides (the model's probability of each true token, the class's by its add-1/2 rule, the summary).
-game_csv() writes the answers as `python -m lab guess --answers` reads them.
+words after the text, WALK at most, is guessed in turn (issue 56: whole words, lab.guess's word units); lab.guess
+reads the text and passage as one passage and computes both sides (the model's probability of each true word, the
+chain of its tokens, and its candidate words; the class's by its add-1/2 rule; the summary in bits per word).
+game_csv() writes the answers as `python -m lab guess --answers` reads them, positions 1..n as on the screen.
 
 judge() turns a round's counts {answer: count} into one row per distinct answer (answers cleaned first, so "3,5" and
 "3.5" are one row); csv_text() writes the teacher's export. No student ids exist anywhere here.
@@ -36,11 +37,11 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import io
+import decimal
 import math
 import re
 
-from lab import guess
+from lab import guess, spreadsheet
 from lab.errors import LabError
 from lab.lessons import LANGS
 
@@ -114,7 +115,7 @@ def _number(text: str, line: int | None) -> str:
     if not 0 <= value <= MAX_NUMBER:
         raise QuestionError(f"{_at(line)}{text[:20]} is outside 0..{MAX_NUMBER:,.0f}", "out_of_range", line=line,
                             answer=text[:20], least=0, most=MAX_NUMBER)
-    return str(int(value)) if value.is_integer() else repr(value)
+    return str(int(value)) if value.is_integer() else format(decimal.Decimal(repr(value)), "f")  # never 1e-05
 
 
 # ---------------------------------------------------------------- the model's side
@@ -272,60 +273,62 @@ def judge(question: dict, side: dict, counts: dict[str, int]) -> list[dict]:
 
 def read_answers(question: dict, text: str) -> dict[str, int]:
     """An answers table (CSV whose header names answer and count; other columns ignored; no student ids) as
-    {answer in clean() form: count}, equal answers summed. QuestionError naming the line (the header is line 1)."""
-    reader, counts = csv.DictReader(io.StringIO(text, newline="")), {}
+    {answer in clean() form: count}, equal answers summed. The table may be today's plain English CSV or csv_text's
+    export in either language (lab.spreadsheet.read: a byte-order mark, ";" and Portuguese column names; a
+    formula's guarding ' dropped). QuestionError naming the line (the header is line 1)."""
+    counts = {}
     try:
-        found = [f for f in (reader.fieldnames or []) if f is not None]
-        own = {f.strip().lower(): f for f in found}
-        missing = [c for c in COLUMNS if c not in own]
+        found, records = spreadsheet.table(text)
+        missing = [c for c in COLUMNS if c not in found]
         if missing:
             raise QuestionError(f"the answers are not CSV with the columns {', '.join(COLUMNS)}: missing "
                                 f"{', '.join(missing)}", "not_csv", missing=missing, found=found)
-        for n, record in enumerate(reader, 1):
-            line, raw_count = reader.line_num, (record[own["count"]] or "").strip()
+        for n, (line, record) in enumerate(records, 1):
+            raw_count = (record.get("count") or "").strip()
             if n > MAX_ROWS:
                 raise QuestionError(f"the answers table has more than {MAX_ROWS:,} rows", "too_many", rows=n,
                                     most=MAX_ROWS)
-            if record[own["answer"]] is None or not re.fullmatch(r"[0-9]{1,18}", raw_count):
-                field = "answer" if record[own["answer"]] is None else "count"
+            if record.get("answer") is None or not re.fullmatch(r"[0-9]{1,18}", raw_count):
+                field = "answer" if record.get("answer") is None else "count"
                 raise QuestionError(f"line {line}: the row has no answer" if field == "answer" else
                                     f"line {line}: the count must be a whole number; got {raw_count[:20]!r}", "row",
                                     line=line, field=field, value=raw_count[:20])
             if not 1 <= int(raw_count) <= MAX_COUNT:
                 raise QuestionError(f"line {line}: the count must be from 1 to {MAX_COUNT:,}; got {raw_count}",
                                     "count", line=line, count=int(raw_count), most=MAX_COUNT)
-            answer = clean(question, record[own["answer"]], line)
+            answer = clean(question, spreadsheet.unguard(record["answer"]), line)
             counts[answer] = counts.get(answer, 0) + int(raw_count)
     except csv.Error as e:
         raise QuestionError(f"the answers are not CSV: {e}", "not_csv", missing=[], found=[]) from None
     return counts
 
 
-def _cell(kind: str, row: dict, side: dict) -> str:
-    """csv_text's last column for one row."""
+def _cells(question: dict, kind: str, row: dict, side: dict, lang: str) -> list:
+    """csv_text's cells after the round for one judged row: the answer (a number's as a number, in the export's
+    decimal mark; an option's number and its words in `lang`), its count, and the kind's EXPORT cell."""
+    answer = row["answer"]
     if kind == "next-token":
-        return "" if row["p"] is None else repr(row["p"])
+        return [answer, row["count"], row["p"]]
     if kind == "choice":
-        return "" if row["right"] is None else str(row["right"]).lower()
-    return repr(side["value"]) if isinstance(side["value"], float) else str(side["value"])
+        return [int(answer), question["options"][int(answer) - 1][lang], row["count"], row["right"]]
+    value = side["value"]
+    return [decimal.Decimal(answer), row["count"], float(value) if isinstance(value, float) else value]
 
 
 def csv_text(question: dict, rounds: dict[int, dict[str, int]], side: dict, lang: str = "en") -> str:
-    """The teacher's export: one row per round and distinct answer (judge's order), columns question (in `lang`),
-    round, answer, count and the kind's EXPORT column: model_probability, right (true, false or empty) or
-    true_value. No student ids. An answer a spreadsheet would run as a formula (=, +, -, @ first) is written after
-    a ' (OWASP's advice for CSV exports)."""
+    """The teacher's export, for a spreadsheet in `lang` (lab.spreadsheet.write: a byte-order mark, the column names
+    in `lang`, "," and a decimal point in English, ";" and a decimal comma in Portuguese, numbers plain, a
+    probability to 4 significant digits): one row per round and distinct answer (judge's order), columns question
+    (in `lang`), round, answer, option (a choice's: the option's words in `lang`, beside its number), count and the
+    kind's EXPORT column: model_probability, right (true/false, verdadeiro/falso, or empty) or true_value. No
+    student ids. A text a spreadsheet would run as a formula (=, +, -, @ first) is written after a ' (OWASP)."""
     kind = _kind(question)
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}")
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["question", "round", "answer", "count", EXPORT[kind]])
-    for number in sorted(rounds):
-        for row in judge(question, side, rounds[number]):
-            answer = "'" + row["answer"] if row["answer"].startswith(_FORMULA) else row["answer"]
-            writer.writerow([question[lang], number, answer, row["count"], _cell(kind, row, side)])
-    return out.getvalue()
+    columns = ["question", "round", "answer"] + (["option"] if kind == "choice" else []) + ["count", EXPORT[kind]]
+    rows = [[question[lang], number, *_cells(question, kind, row, side, lang)]
+            for number in sorted(rounds) for row in judge(question, side, rounds[number])]
+    return spreadsheet.write(columns, rows, lang)
 
 
 # ---------------------------------------------------------------- the guessing game: a next-token question's walk
@@ -348,48 +351,63 @@ def walk_key(k: int, j: int) -> int:
     return k + MAX_STEPS * j
 
 
-def _walked(question: dict, loaded) -> tuple[guess.Passage, list[int]]:
-    """The question's text and passage read as one passage (lab.guess.read_passage), and the passage's positions
-    the game walks: the first token at or after the end of the text, then on, WALK at most."""
+def _walked(question: dict, loaded) -> tuple[guess.Passage, list[tuple[int, int]], int]:
+    """The question's text and passage read as one passage (lab.guess.read_passage), the words of the passage the
+    game walks (lab.guess.word_walk: the token range of each word starting at or after the end of the text, WALK at
+    most) and the first token after the text."""
     from lab.text import encode
 
     passage = guess.read_passage(loaded, question["text"] + question["passage"])
     start = max(1, len(encode(loaded.tokenizer, question["text"])))
-    return passage, list(range(start, min(passage.last, start + WALK - 1) + 1))
+    return passage, guess.word_walk(passage, loaded.tokenizer, start)[:WALK], start
 
 
 def game(question: dict, model) -> dict:
-    """The model's side of the walk (JSON-ready): {model, positions (the passage's, as `python -m lab guess`
-    numbers them), before: [the text before each], rows: [lab.guess.model_positions' row of each]}."""
+    """The model's side of the walk (JSON-ready): {model, unit: "word", positions: [1..n] (as the screen, the export
+    and `python -m lab guess --unit word --context TEXT` number them), starts: each word's first token in the text
+    and passage read as one, before: [the text before each word], rows: [lab.guess.walk_rows' row of each]}."""
     loaded = _loaded(model)
-    passage, walked = _walked(question, loaded)
-    rows = {r["position"]: r for r in guess.model_positions(passage, loaded.tokenizer)}
-    return {"model": loaded.name, "positions": walked, "before": ["".join(passage.texts[:p]) for p in walked],
-            "rows": [rows[p] for p in walked]}
+    passage, walk, _ = _walked(question, loaded)
+    return {"model": loaded.name, "unit": "word", "positions": list(range(1, len(walk) + 1)),
+            "starts": [a for a, _ in walk],
+            "before": [guess.word_text(passage, loaded.tokenizer, 0, a) for a, _ in walk],
+            "rows": guess.walk_rows(loaded, passage, walk, "word")}
 
 
-def game_play(question: dict, model, answers: dict[int, dict[str, int]]) -> dict:
-    """The class's side of the walk: answers {j (1-based walked position): {answer: count}} -> {class: lab.guess's
-    class rows of the answered positions, summary: the class's and the model's bits per token over them and the
-    share where the class's most common guess is the model's top 1 (lab.guess.summary)}."""
+def game_play(question: dict, model, answers: dict[int, dict[str, int]], side: dict | None = None) -> dict:
+    """The class's side of the walk: answers {j (1..n, the walked word): {answer: count}} -> {unit: "word", class:
+    lab.guess's class rows of the answered positions, summary: the class's and the model's bits per word over them
+    and the share where the class's most common guess is the model's top 1 word (lab.guess.summary)}. `side`:
+    game()'s result, when the caller has it (the model's candidate words are not computed again)."""
     loaded = _loaded(model)
-    passage, walked = _walked(question, loaded)
-    rows = [(walked[j - 1], answer, count) for j, counts in sorted(answers.items()) if j <= len(walked)
+    passage, walk, _ = _walked(question, loaded)
+    rows = [(j, answer, count) for j, counts in sorted(answers.items()) if j <= len(walk)
             for answer, count in counts.items()]
-    model_rows = [r for r in guess.model_positions(passage, loaded.tokenizer) if r["position"] in walked]
-    class_rows = guess.class_side(loaded, passage, rows)
-    return {"class": class_rows, "summary": guess.summary(model_rows, class_rows)}
+    model_rows = side["rows"] if side is not None else guess.walk_rows(loaded, passage, walk, "word")
+    class_rows = guess.class_side(loaded, passage, rows, walk, "word", model_rows)
+    return {"unit": "word", "class": class_rows, "summary": guess.summary(model_rows, class_rows)}
 
 
-def game_csv(positions: list[int], answers: dict[int, dict[str, int]]) -> str:
-    """The walk's answers as `python -m lab guess --answers` reads them: position (game()'s `positions`: the text
-    and passage read as one, as `--text` gets them), answer, count, most common first. No student ids. An answer a
-    spreadsheet would run as a formula is written after a ' (as csv_text does)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(guess.COLUMNS)
-    for j, counts in sorted(answers.items()):
-        for answer, count in sorted(counts.items(), key=lambda a: (-a[1], a[0])):
-            cell = "'" + answer if answer.startswith(_FORMULA) else answer
-            writer.writerow([positions[j - 1], cell, count])
-    return out.getvalue()
+GAME_COLUMNS = ("position", "true_word", "answer", "count")  # the game's export; true_word marks a word walk
+
+
+def game_csv(side: dict, answers: dict[int, dict[str, int]], lang: str = "en") -> str:
+    """The walk's answers as `python -m lab guess --answers` reads them, written by lab.spreadsheet for a spreadsheet
+    in `lang`: position (1..n, as on the screen), the true word (a table with it is a word walk's: the command walks
+    words), answer, count, most common first. No student ids. An answer a spreadsheet would run as a formula is
+    written after a ' (lab.spreadsheet; the command reads it back without)."""
+    from lab import spreadsheet
+
+    rows = [[j, side["rows"][j - 1]["token"].strip(), answer, count] for j, counts in sorted(answers.items())
+            for answer, count in sorted(counts.items(), key=lambda a: (-a[1], a[0]))]
+    return spreadsheet.write(list(GAME_COLUMNS), rows, lang)
+
+
+def game_command(question: dict, model_name: str, answers_file: str = "answers.csv") -> str:
+    """The shell command that prints the page's summary from the export: the text as --context (read, not walked),
+    the passage as --text, every argument shell-quoted."""
+    import shlex
+
+    return " ".join(["python -m lab guess --json --model", shlex.quote(model_name), "--context",
+                     shlex.quote(question["text"]), "--text", shlex.quote(question["passage"]), "--answers",
+                     shlex.quote(answers_file)])

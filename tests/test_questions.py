@@ -253,21 +253,24 @@ def test_the_csv_export_matches_the_counts_and_holds_no_ids():
     q = parsed(FACT)
     side = {"kind": "choice", "right": 2}
     text = questions.csv_text(q, {2: {"2": 4, "1": 1}, 1: {"1": 3, "2": 2}}, side, lang="pt")
-    rows = list(csv.DictReader(io.StringIO(text)))
-    assert list(rows[0]) == ["question", "round", "answer", "count", "right"]
-    assert [(r["round"], r["answer"], r["count"], r["right"]) for r in rows] == [
-        ("1", "1", "3", "false"), ("1", "2", "2", "true"), ("2", "2", "4", "true"), ("2", "1", "1", "false")]
-    assert {r["question"] for r in rows} == {"Qual?"}
+    rows = list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff")), delimiter=";"))
+    assert list(rows[0]) == ["pergunta", "rodada", "resposta", "opção", "contagem", "certa"]
+    assert [(r["rodada"], r["resposta"], r["opção"], r["contagem"], r["certa"]) for r in rows] == [
+        ("1", "1", "um", "3", "falso"), ("1", "2", "dois", "2", "verdadeiro"), ("2", "2", "dois", "4", "verdadeiro"),
+        ("2", "1", "um", "1", "falso")]
+    assert {r["pergunta"] for r in rows} == {"Qual?"}
 
 
 def test_the_csv_export_of_the_other_kinds_and_a_formula_answer(gpt2):
     q = parsed(NEXT, "sampling")
     side = questions.model_side(q, gpt2, answers=["=1+1", "mat"])
-    rows = list(csv.DictReader(io.StringIO(questions.csv_text(q, {1: {"=1+1": 1, "mat": 2}}, side))))
+    text = questions.csv_text(q, {1: {"=1+1": 1, "mat": 2}}, side)
+    rows = list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))
     assert [r["answer"] for r in rows] == ["mat", "'=1+1"]
-    assert float(rows[0]["model_probability"]) == side["answers"]["mat"]["p"]
+    p = side["answers"]["mat"]["p"]  # written plainly to 4 significant digits, as Python's .4g rounds it
+    assert float(rows[0]["model_probability"]) == float(f"{p:.4g}") and "e" not in rows[0]["model_probability"]
     number = questions.csv_text(parsed(TOKENS), {1: {"20": 1}}, {"kind": "number", "value": 24})
-    assert number.splitlines() == ["question,round,answer,count,true_value", "How many?,1,20,1,24"]
+    assert number.splitlines() == ["\ufeffquestion,round,answer,count,true_value", "How many?,1,20,1,24"]
 
 
 @pytest.mark.parametrize(("table", "reason", "line"), [
@@ -283,6 +286,75 @@ def test_an_answers_table(table, reason, line):
     with pytest.raises(questions.QuestionError) as e:
         questions.read_answers(q, table)
     assert e.value.reason == reason and e.value.details.get("line") == line
+
+
+def brazilian(text: str):
+    """The export as a Brazilian spreadsheet opens it: pandas with ";" between cells, a decimal comma, UTF-8 with a
+    byte-order mark (the oracle: pandas' own reader, not lab.spreadsheet)."""
+    import pandas as pd
+
+    assert text.startswith("\ufeff")
+    return pd.read_csv(io.BytesIO(text.encode("utf-8")), sep=";", decimal=",", encoding="utf-8-sig")
+
+
+def test_the_portuguese_export_opens_in_a_brazilian_spreadsheet(gpt2):
+    q = parsed(NEXT, "sampling")
+    odd = "zqx vbk jwq"  # several tokens no model expects: a probability far below 1e-4
+    side = questions.model_side(q, gpt2, answers=["mat", odd, "=1+1"])
+    text = questions.csv_text(q, {1: {"mat": 3, odd: 1, "=1+1": 1}}, side, "pt")
+    frame = brazilian(text)
+    assert list(frame.columns) == ["pergunta", "rodada", "resposta", "contagem", "probabilidade_do_modelo"]
+    assert list(frame["resposta"]) == ["mat", "'=1+1", odd] and set(frame["pergunta"]) == {"Próxima?"}
+    tiny = side["answers"][odd]["p"]
+    assert tiny < 1e-4 and "e-" not in text.lower()  # repr would have written it with an exponent
+    assert frame["probabilidade_do_modelo"].dtype.kind == "f"
+    assert frame["probabilidade_do_modelo"].iloc[2] == pytest.approx(tiny, rel=5e-4)
+    assert frame["probabilidade_do_modelo"].iloc[0] == pytest.approx(side["answers"]["mat"]["p"], rel=5e-4)
+    choice = brazilian(questions.csv_text(parsed(FACT), {1: {"3": 2, "2": 1}}, {"kind": "choice", "right": 2}, "pt"))
+    assert list(choice.columns) == ["pergunta", "rodada", "resposta", "opção", "contagem", "certa"]
+    assert list(zip(choice["resposta"], choice["opção"], choice["certa"], strict=True)) == [
+        (3, "três", "falso"), (2, "dois", "verdadeiro")]
+    number = questions.csv_text(parsed(TOKENS), {1: {"3,5": 2, "0,00001": 1}}, {"kind": "number", "value": 27.123456},
+                                "pt")
+    frame = brazilian(number)
+    assert list(frame.columns) == ["pergunta", "rodada", "resposta", "contagem", "valor_verdadeiro"]
+    assert list(frame["resposta"]) == [3.5, 0.00001] and list(frame["valor_verdadeiro"]) == [27.12, 27.12]
+    assert "3,5" in number and "0,00001" in number and "e-" not in number
+
+
+def test_the_english_export_holds_the_option_words_and_plain_numbers():
+    text = questions.csv_text(parsed(FACT), {1: {"1": 1}}, {"kind": "choice", "right": None})
+    assert text == "\ufeffquestion,round,answer,option,count,right\nWhich?,1,1,one,1,\n"
+    assert questions.clean(parsed(TOKENS), "0,00001") == "0.00001"  # the one form of a number: plain, no exponent
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_an_export_reads_back_as_its_answers(gpt2, lang):
+    q = parsed(NEXT, "sampling")
+    side = questions.model_side(q, gpt2, answers=["mat", "=1+1", "não"])
+    rounds = {1: {"mat": 2, "=1+1": 1}, 2: {"não": 1, "mat": 1}}
+    assert questions.read_answers(q, questions.csv_text(q, rounds, side, lang)) == {"mat": 3, "=1+1": 1, "não": 1}
+    number = parsed(TOKENS)
+    text = questions.csv_text(number, {1: {"3,5": 2, "20": 1}}, {"kind": "number", "value": 24}, lang)
+    assert questions.read_answers(number, text) == {"3.5": 2, "20": 1}
+    choice = questions.csv_text(parsed(FACT), {1: {"3": 2}, 2: {"1": 1}}, {"kind": "choice", "right": 2}, lang)
+    assert questions.read_answers(parsed(FACT), choice) == {"3": 2, "1": 1}
+
+
+def test_a_table_saved_by_a_brazilian_spreadsheet_is_read():
+    table = "\ufeffPergunta;Rodada;Resposta;Opção;Contagem;Certa\r\nQual?;1;1;um;3;falso\r\nQual?;2;3;três;1;falso\r\n"
+    assert questions.read_answers(parsed(FACT), table) == {"1": 3, "3": 1}
+    with pytest.raises(questions.QuestionError) as e:
+        questions.read_answers(parsed(FACT), "pergunta;rodada;resposta\nQual?;1;1\n")
+    assert e.value.reason == "not_csv" and e.value.details["missing"] == ["count"]
+
+
+def test_the_command_reads_a_portuguese_export(capsys, tmp_path, lesson_file):
+    path = tmp_path / "respostas.csv"
+    path.write_bytes("\ufeffpergunta;rodada;resposta;contagem;valor_verdadeiro\nQuantos?;1;20;2;24\n"
+                     "Quantos?;1;3,5;1;24\nQuantos?;2;20,0;1;24\n".encode())
+    doc = run_json(capsys, str(lesson_file), "2", "--answers", str(path))
+    assert [(r["answer"], r["count"], r["error"]) for r in doc["judged"]] == [("20", 3, -4.0), ("3.5", 1, -20.5)]
 
 
 # ---------------------------------------------------------------- the schema
