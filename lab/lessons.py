@@ -136,12 +136,19 @@ def _formatted(value, spec: dict) -> str | None:
         return written
 
 
-def link_params(step: Step, short: bool = False, inputs: dict | None = None) -> dict[str, str]:
+def link_params(step: Step, short: bool = False, inputs: dict | None = None, lang: str = "en") -> dict[str, str]:
     """The step's inputs as query parameters, written as the page writes them; `short`: without the values equal
-    to their default (the page leaves those out of its link too). `inputs`: the catalogue (the shipped one)."""
+    to their default in the UI language `lang` (the page leaves those out of its link too; a default that the
+    language changes, the Portuguese text or trophy pair, is the catalogue's "default_pt"). `inputs`: the
+    catalogue (the shipped one)."""
     specs = (catalogue() if inputs is None else inputs).get(step.page, {})
     params = {k: _formatted(v, specs.get(k, {})) for k, v in step.inputs.items()}
-    return {k: v for k, v in params.items() if not (short and v == specs.get(k, {}).get("default"))}
+    return {k: v for k, v in params.items() if not (short and v == default_of(specs.get(k, {}), lang))}
+
+
+def default_of(spec: dict, lang: str) -> str | None:
+    """An input's default link text (the catalogue's) in the UI language `lang`."""
+    return spec.get(f"default_{lang}", spec.get("default"))
 
 
 # What a lesson file must write for each kind, beyond what its link text says: text in quotes, numbers unquoted.
@@ -478,7 +485,7 @@ def step_link(lesson: Lesson, k: int, lang: str, default_model: str) -> dict[str
     """Step k's link parameters (the lesson and step, the language, the model, the step's inputs as its page writes
     them): what ui.lesson puts in the address, and what `python -m lab lesson warm` asks the running app for."""
     params = {"lang": lang, "model": lesson.model or default_model, "lesson": lesson.name, "step": str(k)}
-    return params | link_params(lesson.steps[k - 1], short=True)
+    return params | link_params(lesson.steps[k - 1], short=True, lang=lang)
 
 
 def from_bytes(raw: bytes, name: str, file_name: str | None = None) -> Lesson:

@@ -34,6 +34,11 @@ EXTRA: list[tuple[str, dict]] = [("perplexity", {"ppl_source": "own"}), ("detect
                                  ("ceiling", {"ceil_source": "own"}), ("serving", {"serve_source": "url"})]
 
 
+# What a page's figure (st.metric) shows when it has none for the step's inputs (a rank of a word of several tokens):
+# a step whose page shows one cannot ask the class about it (the note or question would name a figure not there).
+NO_FIGURE = ("—", "-", "", "None", "nan")
+
+
 def merge(old: dict | None, new: dict) -> dict:
     """One input seen twice (two views): options joined, the wider range."""
     if old is None or old["kind"] != new["kind"]:
@@ -67,7 +72,8 @@ def open_view(page: str, params: dict, model: str | None = None) -> AppTest:
 
 
 def inputs() -> dict:
-    """Every page's inputs, from running the pages (EXTRA's views too)."""
+    """Every page's inputs, from running the pages (EXTRA's views too) in English, then their Portuguese defaults
+    where the UI language changes them (the perplexity page's text, the trophy pair): "default_pt"."""
     catalogue: dict[str, dict] = {}
     views = [(p, {}) for p in lessons.PAGES] + EXTRA
     for page, params in views:
@@ -77,7 +83,21 @@ def inputs() -> dict:
         for key, (codec, default) in page_inputs(at).get(page, {}).items():
             catalogue.setdefault(page, {})[key] = merge(catalogue.get(page, {}).get(key), describe(codec, default))
         print(page, len(catalogue.get(page, {})), file=sys.stderr)
+    for page, params in views:
+        portuguese_defaults(page, params, catalogue.get(page, {}))
     return {p: dict(sorted(catalogue.get(p, {}).items())) for p in lessons.PAGES}
+
+
+def portuguese_defaults(page: str, params: dict, specs: dict) -> None:
+    """Add "default_pt" to each of `specs` whose default the page gives otherwise in Portuguese."""
+    at = open_view(page, params | {"lang": "pt"})
+    if at.exception:
+        raise SystemExit(f"{page} (pt): {at.exception[0].value}")
+    for key, (codec, default) in page_inputs(at).get(page, {}).items():
+        spec = specs.get(key)
+        written = describe(codec, default).get("default")
+        if spec is not None and "default" in spec and written != spec["default"]:
+            spec["default_pt"] = written
 
 
 def step_report(lesson: lessons.Lesson, k: int) -> dict:
@@ -88,6 +108,7 @@ def step_report(lesson: lessons.Lesson, k: int) -> dict:
     problems += [f"ignored: {w.value}" for w in at.warning if "Ignored from the link" in w.value]
     bound = page_inputs(at).get(step.page, {})
     problems += [f"input {key!r} is not on the page" for key in step.inputs if key not in bound]
+    problems += [f"shows no figure for {m.label!r}" for m in at.metric if str(m.value).strip() in NO_FIGURE]
     return {"step": k, "page": step.page, "problems": problems}
 
 

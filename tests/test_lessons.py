@@ -152,6 +152,21 @@ def test_check_opens_each_step_and_refuses_what_the_page_ignores(tmp_path):
 
 
 @pytest.mark.slow
+def test_check_refuses_a_step_whose_page_shows_no_figure(tmp_path):
+    """Issue 56: lesson 01 asked the class for the rank of 'queen' on the course model, where ' queen' is two tokens
+    and both ranks show "—"; `lesson check` names such a step (a figure the page cannot show) and exits 2."""
+    king = tmp_path / "king.yaml"
+    step = '  - page: analogies\n    inputs: {an_preset: %s}\n    note: {en: "Rank?", pt: "Posição?"}\n'
+    king.write_text('title: {en: "K", pt: "K"}\nsteps:\n' + step % "king" + step % "smaller", encoding="utf-8")
+    done = check(king)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 2 and len(lines) == 2, done.stdout + done.stderr
+    assert lines[0] == (f"{king} step 1 analogies: shows no figure for \"Expected word's rank, inputs excluded\"; "
+                        "shows no figure for \"Expected word's rank, inputs included\"")
+    assert lines[1] == f"{king} step 2 analogies: ok"
+
+
+@pytest.mark.slow
 def test_every_shipped_lesson_passes_check():
     files = sorted((ROOT / "lessons").glob("*.yaml"))
     done = check(*files)

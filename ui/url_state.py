@@ -97,7 +97,7 @@ def bind(key: str, default, codec: Codec):
     ours = history and st.query_params.get(MARKER) == _page_name()  # Back/Forward to an entry this page wrote
     _source, value, error = decide(raw, key not in wrote, wrote.get(key), history, ours, current, default, codec)
     if error is not None:
-        _ignore(key, raw, error)
+        _ignore(key, raw, error, codec.format(default) if codec.kind != "text" else None)
     # Written only when needed: a write sends the value back to the browser, over whatever the visitor typed or
     # pressed while this run was going (a key press lost). Needed when the widget is new to this run, when the
     # value changes, and when its range or options changed (the sampling page's "New tokens" after a longer
@@ -353,15 +353,19 @@ def check(key: str, codec: Codec) -> None:
         st.warning(notice_text([_item(key, raw, e)]))
 
 
-def _item(key: str, raw: str, e: LinkValueError) -> str:
-    """One ignored value as the notice lists it: `key=raw` (shortened) and why."""
+def _item(key: str, raw: str, e: LinkValueError, instead: str | None = None) -> str:
+    """One ignored value as the notice lists it: `key=raw` (shortened), why, and what the page shows instead (the
+    default's link text; none for a text, whose default may be long)."""
     more = t(f", {num(len(raw))} characters", f", {num(len(raw))} caracteres") if len(raw) > SHOWN_CHARS else ""
-    return f"`{key}={shown(raw)}` ({messages.text(e)}{more})"
+    showing = "" if instead is None else t(", showing ", ", mostrando ") + f"`{shown(instead)}`" + t(" instead",
+                                                                                                   " no lugar")
+    return f"`{key}={shown(raw)}` ({messages.text(e)}{more}){showing}"
 
 
-def _ignore(key: str, raw: str, e: LinkValueError) -> None:
-    """Add `key=raw` to this run's notice of ignored link values (drawn where the first one was met)."""
-    item = _item(key, raw, e)
+def _ignore(key: str, raw: str, e: LinkValueError, instead: str | None = None) -> None:
+    """Add `key=raw` to this run's notice of ignored link values (drawn where the first one was met), with the
+    value shown instead."""
+    item = _item(key, raw, e, instead)
     run = _run.get()
     if run is None:
         st.warning(notice_text([item]))
