@@ -6,6 +6,12 @@ teacher can type back (12 letters and digits of ALPHABET, 60 bits; `teacher_key`
 `claim_by_key` takes a room back from it, and refuses every try once MAX_WRONG_KEYS wrong keys were typed for
 the room. The store keeps its hash only, never the secret or the key.
 
+One teacher at a time (issue 56): the key stays the room's for its whole life (the file the teacher keeps), but each
+take-back by key gives the new session its own secret, "KEY.HOLDER" (the key, then a random holder token), and the
+room keeps the hash of the current holder only. The session that held the room before still has the right key but
+not the current holder: each of its moves, closes and reveals is refused with "taken_back" (not "not_teacher"), so
+its page can say the room was taken back elsewhere. The room's creator holds it with the bare key (no holder yet).
+
 Answers (issue 52): each step of a room has one or two rounds (`Round`: the first open as soon as the step is
 shown; "vote again" opens the second, the first kept). A student's answer is a short text filed under `who`, a
 random id of their browser session (no name); one answer per `who` per round, replaced when they answer again,
@@ -20,10 +26,14 @@ Two stores with one behaviour:
   `:seen` (students following), `:fails` (wrong keys typed), `:round:STEP` (a hash: number, open, revealed),
   `:answers:STEP:N` (a hash: who -> answer) and `:keys` (the set of the round and answer keys), all expiring
   with the room. Writes that check a round's state (an answer, closing, revealing, voting again, closing the
-  room) are one Lua script each, so two students answering while the teacher closes the round never disagree.
+  room) are one Lua script each, so two students answering while the teacher closes the round never disagree; so
+  are the teacher's writes (moving, closing, turning a round: the secret and the holder checked where the write is
+  made) and the take-back by key (the try counted, the key checked, the new holder written), so a session whose
+  room was just taken back never lands one more move. The room's hash holds `holder` once a key took it back.
 
 `store()` picks one from the environment. Every failure is a RoomError: an unknown or expired code, a code that
-is not one, a wrong secret, an answer to a closed round, Redis unreachable.
+is not one, a wrong secret, a secret whose room was taken back by key, a wrong key, an answer to a closed round,
+Redis unreachable.
 """
 
 from __future__ import annotations
@@ -63,7 +73,10 @@ def passing(e: RoomError) -> bool:
 
 class RoomError(LabError):
     """A room that cannot be used. reasons: "not_a_code" (code), "no_room" (code: unknown or expired),
-    "not_teacher" (code), "unreachable" (where: the store's address without its password), "closed" (code, step:
+    "not_teacher" (code), "taken_back" (code: the teacher's key took the room back in another session, after this
+    one's secret was given), "wrong_key" (code, wrong: a typed key that is not the room's; the count of wrong keys
+    so far), "too_many_keys" (code, wrong: MAX_WRONG_KEYS wrong keys were typed, every key is refused),
+    "unreachable" (where: the store's address without its password), "closed" (code, step:
     an answer to a round the teacher closed or revealed), "no_more_rounds" (code, step: "vote again" on a second
     round), "not_an_answer" (an answer that is not 1-100 characters of text, or a `who` that is not 1-64: the
     caller cleans answers first, so a reader never meets it)."""
@@ -132,9 +145,47 @@ def _typed_key(key) -> str:
     return clean if KEY.fullmatch(clean) else ""
 
 
+def _parts(secret) -> tuple[str, str]:
+    """(key, holder token) of a session's secret: "KEY" (the room's creator) or "KEY.HOLDER" (a take-back by key)."""
+    key, _, holder = secret.partition(".") if isinstance(secret, str) else ("", "", "")
+    return key, holder
+
+
+def _holder_digest(holder: str) -> str:
+    """What the room keeps of a holder token: its hash; "" for the creator's session (no token)."""
+    return _digest(holder) if holder else ""
+
+
+def _teacher(code: str, digest: str, holder: str, secret) -> None:
+    """RoomError unless `secret` is the session that holds room `code` now (`digest`: its key's hash; `holder`: the
+    current holder's hash, "" while the creator holds it): "not_teacher" for another secret, "taken_back" for the
+    right key from a session that the key has since replaced."""
+    key, token = _parts(secret)
+    if not key or not hmac.compare_digest(digest, _digest(key)):
+        raise _not_teacher(code)
+    if not hmac.compare_digest(holder, _holder_digest(token)):
+        raise _taken_back(code) if holder else _not_teacher(code)  # no holder yet: a token nobody was given
+
+
+def _not_teacher(code: str) -> RoomError:
+    return RoomError(f"not the teacher of room {code}", "not_teacher", code=code)
+
+
+def _taken_back(code: str) -> RoomError:
+    return RoomError(f"room {code} was taken back with its key in another session", "taken_back", code=code)
+
+
+def _wrong_key(code: str, wrong: int) -> RoomError:
+    if wrong > MAX_WRONG_KEYS:
+        return RoomError(f"room {code}: {MAX_WRONG_KEYS} wrong keys were typed, no key is taken any more",
+                         "too_many_keys", code=code, wrong=wrong)
+    return RoomError(f"not the teacher key of room {code}", "wrong_key", code=code, wrong=wrong)
+
+
 def teacher_key(secret: str) -> str:
-    """The teacher's secret as they would type it back: "ABCD-EFGH-JKLM" (RoomError for a secret not made here)."""
-    clean = _typed_key(secret)
+    """The teacher's key as they would type it back, "ABCD-EFGH-JKLM", from a session's secret (its key part; a
+    RoomError "not_teacher" for a secret not made here)."""
+    clean = _typed_key(_parts(secret)[0]) if isinstance(secret, str) and len(secret) <= 60 else ""
     if not clean:
         raise RoomError("not a teacher's secret", "not_teacher", code="")
     return "-".join(clean[i:i + 4] for i in range(0, KEY_LENGTH, 4))
@@ -171,6 +222,7 @@ class MemoryStore:
         self._rounds: dict[str, dict[int, Round]] = {}  # code -> step -> its current round (absent: _fresh)
         self._answers: dict[str, dict[tuple[int, int], dict[str, str]]] = {}  # code -> (step, number) -> who -> answer
         self._wrong: dict[str, int] = {}  # code -> wrong teacher keys typed
+        self._holders: dict[str, str] = {}  # code -> the hash of the holder token of the session teaching it
 
     def create(self, lesson: str, step: int, ttl_s: float = TTL_S) -> tuple[Room, str]:
         """A new room on `step` of `lesson`: (the room, the teacher's secret: `teacher_key` writes it to type)."""
@@ -186,7 +238,7 @@ class MemoryStore:
         """(Under the lock.) Forget the rooms past their expiry, with everything kept beside them."""
         now = self.clock()
         self._rooms = {c: r for c, r in self._rooms.items() if r[0].expires > now}
-        for kept in (self._seen, self._rounds, self._answers, self._wrong):
+        for kept in (self._seen, self._rounds, self._answers, self._wrong, self._holders):
             for code in [c for c in kept if c not in self._rooms]:
                 del kept[code]
 
@@ -203,42 +255,50 @@ class MemoryStore:
         with self._lock:
             return self._held(code)[0]
 
+    def _taught(self, code: str, secret: str) -> Room:
+        """(Under the lock.) The room `code`, for the session holding it only (see `_teacher`)."""
+        room, digest = self._held(code)
+        _teacher(code, digest, self._holders.get(code, ""), secret)
+        return room
+
     def move(self, code: str, secret: str, step: int) -> Room:
-        """The teacher moves the room to `step` (RoomError: not the teacher's secret, no such room)."""
-        room = self.claim(code, secret)
+        """The teacher moves the room to `step` (RoomError: not the teacher's secret, taken back, no such room)."""
+        code, step = normalise(code), _check_step(step)
         with self._lock:
-            moved = Room(room.code, room.lesson, _check_step(step), room.expires)
-            self._rooms[room.code] = (moved, self._held(room.code)[1])
+            room = self._taught(code, secret)
+            moved = Room(room.code, room.lesson, step, room.expires)
+            self._rooms[room.code] = (moved, self._rooms[room.code][1])
         return moved
 
     def claim(self, code: str, secret: str) -> Room:
-        """The room, for its teacher only (RoomError "not_teacher" for another secret): a teacher taking it back."""
+        """The room, for the session holding it only (RoomError "not_teacher" for another secret, "taken_back" for
+        a session the teacher's key has replaced since): a teacher taking it back after a reload, or checking."""
         code = normalise(code)
         with self._lock:
-            room, digest = self._held(code)
-        if not isinstance(secret, str) or not hmac.compare_digest(digest, _digest(secret)):
-            raise RoomError(f"not the teacher of room {code}", "not_teacher", code=code)
-        return room
+            return self._taught(code, secret)
 
     def claim_by_key(self, code: str, key: str) -> tuple[Room, str]:
         """The teacher takes the room back by typing their key (any case, spaces or dashes): (the room, the secret
-        to keep in their session). RoomError "not_teacher" for a wrong key, and for every key once MAX_WRONG_KEYS
-        wrong ones were typed for this room."""
-        code = normalise(code)
+        to keep in their session: the key and a new holder token, which ends the session that held the room until
+        now). RoomError "wrong_key" for a wrong key, and "too_many_keys" for every key once MAX_WRONG_KEYS wrong
+        ones were typed for this room."""
+        code, token = normalise(code), secrets.token_hex(10)
         with self._lock:
             room, digest = self._held(code)
-            wrong, secret = self._wrong.get(code, 0), _typed_key(key)
-            if wrong >= MAX_WRONG_KEYS or not secret or not hmac.compare_digest(digest, _digest(secret)):
+            wrong, typed = self._wrong.get(code, 0), _typed_key(key)
+            if wrong >= MAX_WRONG_KEYS or not typed or not hmac.compare_digest(digest, _digest(typed)):
                 self._wrong[code] = wrong + 1
-                raise RoomError(f"not the teacher of room {code}", "not_teacher", code=code, wrong=wrong + 1)
-        return room, secret
+                raise _wrong_key(code, wrong + 1)
+            self._holders[code] = _holder_digest(token)
+        return room, f"{typed}.{token}"
 
     def close(self, code: str, secret: str) -> None:
         """The teacher ends the room: students' links say it is over; its answers are gone."""
-        room = self.claim(code, secret)
+        code = normalise(code)
         with self._lock:
-            for kept in (self._rooms, self._seen, self._rounds, self._answers, self._wrong):
-                kept.pop(room.code, None)
+            self._taught(code, secret)
+            for kept in (self._rooms, self._seen, self._rounds, self._answers, self._wrong, self._holders):
+                kept.pop(code, None)
 
     def seen(self, code: str, who: str) -> None:
         """A student's page read the room now (`who`: a random id of their browser session, no name)."""
@@ -293,9 +353,9 @@ class MemoryStore:
         return len(self._round_answers(code, step, None))
 
     def _turn(self, code: str, secret: str, step: int, turn: str) -> Round:
-        room, step = self.claim(code, secret), _check_step(step)
+        code, step = normalise(code), _check_step(step)
         with self._lock:
-            self._held(room.code)
+            room = self._taught(code, secret)
             turned = _turned(self._rounds.get(room.code, {}).get(step) or _fresh(step), turn, room.code)
             self._rounds.setdefault(room.code, {})[step] = turned
         return turned
@@ -313,6 +373,21 @@ class MemoryStore:
         return self._turn(code, secret, step, "again")
 
 
+# The teacher's check, where a teacher's write is made (see `_teacher`): the room's hash `room`, the hash of the
+# secret's key, the hash of its holder token ("" for the creator's session). nil when this session holds the room.
+_LUA_TEACHER = """
+local function teacher(room, key, holder)
+  local f = redis.call('HMGET', room, 'secret', 'holder')
+  if not f[1] then return 'no_room' end
+  if f[1] ~= key then return 'not_teacher' end
+  local now = f[2] or ''
+  if now ~= holder then
+    if now == '' then return 'not_teacher' end
+    return 'taken_back'
+  end
+  return nil
+end
+"""
 # The Redis writes that check a round's state, each one script (atomic): KEYS[1] the room's hash, KEYS[2] the step's
 # round hash, KEYS[3] the set of the room's round and answer keys; every key they make expires with the room.
 _LUA_KEEP = """
@@ -332,7 +407,9 @@ redis.call('HSET', answers, ARGV[2], ARGV[3])
 keep(answers)
 return {'ok', number}
 """  # ARGV: the answers' key less its round number, who, the answer
-TURN_LUA = _LUA_KEEP + """
+TURN_LUA = _LUA_TEACHER + _LUA_KEEP + """
+local refused = teacher(KEYS[1], ARGV[3], ARGV[4])
+if refused then return {refused} end
 if ARGV[1] == 'again' then
   if tonumber(number) >= tonumber(ARGV[2]) then return {'no_more_rounds'} end
   number, open, revealed = tostring(tonumber(number) + 1), '1', '0'
@@ -343,12 +420,33 @@ end
 redis.call('HSET', KEYS[2], 'number', number, 'open', open, 'revealed', revealed)
 keep(KEYS[2])
 return {'ok', number, open, revealed}
-"""  # ARGV: "close", "reveal" or "again"; ROUNDS
-CLOSE_LUA = """
+"""  # ARGV: "close", "reveal" or "again"; ROUNDS; the teacher's key hash and holder hash
+CLOSE_LUA = _LUA_TEACHER + """
+local refused = teacher(KEYS[2], ARGV[1], ARGV[2])
+if refused then return {refused} end
 local kept = redis.call('SMEMBERS', KEYS[1])
 for _, key in ipairs(kept) do redis.call('DEL', key) end
-return redis.call('DEL', unpack(KEYS))
-"""  # KEYS: the set of round and answer keys, then the room's other keys
+return {'ok', redis.call('DEL', unpack(KEYS))}
+"""  # KEYS: the set of round and answer keys, then the room's hash and its other keys; ARGV: the teacher's hashes
+MOVE_LUA = _LUA_TEACHER + """
+local refused = teacher(KEYS[1], ARGV[2], ARGV[3])
+if refused then return {refused} end
+redis.call('HSET', KEYS[1], 'step', ARGV[1])
+return {'ok'}
+"""  # KEYS: the room's hash; ARGV: the step, the teacher's key hash and holder hash
+CLAIM_LUA = """
+local f = redis.call('HMGET', KEYS[1], 'secret')
+if not f[1] then return {'no_room'} end
+local tries = redis.call('INCR', KEYS[2])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl + 1000) end
+if tries > tonumber(ARGV[3]) or ARGV[1] == '' or ARGV[1] ~= f[1] then return {'wrong', tries} end
+redis.call('DECR', KEYS[2])
+redis.call('HSET', KEYS[1], 'holder', ARGV[2])
+return {'ok', tries}
+"""  # KEYS: the room's hash, its count of wrong keys; ARGV: the typed key's hash ("": not a key), the new holder's
+# hash, MAX_WRONG_KEYS. A try counts before it is checked and is given back when right, so that no more than
+# MAX_WRONG_KEYS wrong keys are ever checked, however many are typed at once.
 
 
 def _round_from(step: int, state) -> Round:
@@ -366,8 +464,8 @@ class RedisStore:
         self.where = re.sub(r"//[^@/]*@", "//", url)  # never the password in a message
         self.client = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT_S,
                                            socket_connect_timeout=REDIS_TIMEOUT_S, decode_responses=True)
-        self._answer, self._turn_lua, self._close = (self.client.register_script(s)
-                                                     for s in (ANSWER_LUA, TURN_LUA, CLOSE_LUA))
+        self._answer, self._turn_lua, self._close, self._move, self._claim = (
+            self.client.register_script(s) for s in (ANSWER_LUA, TURN_LUA, CLOSE_LUA, MOVE_LUA, CLAIM_LUA))
 
     def _call(self, fn):
         import redis
@@ -410,35 +508,46 @@ class RedisStore:
         f = self._fields(code)
         return Room(f["code"], f["lesson"], int(f["step"]), float(f["expires"]))
 
+    def _checked(self, code: str, got: list) -> list:
+        """A teacher's script's answer, or the RoomError it names (the room gone, another secret, taken back)."""
+        if got[0] == "no_room":
+            raise _gone(code)
+        if got[0] == "not_teacher":
+            raise _not_teacher(code)
+        if got[0] == "taken_back":
+            raise _taken_back(code)
+        return got
+
     def move(self, code: str, secret: str, step: int) -> Room:
-        room = self.claim(code, secret)
-        self._call(lambda: self.client.hset(PREFIX + room.code, "step", _check_step(step)))
+        room, step = self.claim(code, secret), _check_step(step)
+        key, holder = _parts(secret)
+        self._checked(room.code, self._call(lambda: self._move(keys=[PREFIX + room.code],
+                                                                args=[step, _digest(key), _holder_digest(holder)])))
         return Room(room.code, room.lesson, step, room.expires)
 
     def claim(self, code: str, secret: str) -> Room:
         f = self._fields(code)
-        if not isinstance(secret, str) or not hmac.compare_digest(f["secret"], _digest(secret)):
-            raise RoomError(f"not the teacher of room {f['code']}", "not_teacher", code=f["code"])
+        _teacher(f["code"], f["secret"], f.get("holder", ""), secret)
         return Room(f["code"], f["lesson"], int(f["step"]), float(f["expires"]))
 
     def claim_by_key(self, code: str, key: str) -> tuple[Room, str]:
-        """As MemoryStore.claim_by_key. A try counts before it is checked and is given back when right, so that
-        no more than MAX_WRONG_KEYS wrong keys are ever checked, however many are typed at once."""
-        f = self._fields(code)
-        tried = f"{PREFIX}{f['code']}:fails"
-        pipe = self.client.pipeline()
-        pipe.incr(tried)
-        pipe.expireat(tried, int(float(f["expires"])) + 1)
-        tries, secret = self._call(pipe.execute)[0], _typed_key(key)
-        if tries > MAX_WRONG_KEYS or not secret or not hmac.compare_digest(f["secret"], _digest(secret)):
-            raise RoomError(f"not the teacher of room {f['code']}", "not_teacher", code=f["code"], wrong=tries)
-        self._call(lambda: self.client.decr(tried))
-        return Room(f["code"], f["lesson"], int(f["step"]), float(f["expires"])), secret
+        """As MemoryStore.claim_by_key: the try counted, the key checked and the new holder written in one script."""
+        f, typed, token = self._fields(code), _typed_key(key), secrets.token_hex(10)
+        room = PREFIX + f["code"]
+        got = self._call(lambda: self._claim(keys=[room, room + ":fails"], args=[
+            _digest(typed) if typed else "", _holder_digest(token), MAX_WRONG_KEYS]))
+        if got[0] == "no_room":
+            raise _gone(f["code"])
+        if got[0] == "wrong":
+            raise _wrong_key(f["code"], int(got[1]))
+        return Room(f["code"], f["lesson"], int(f["step"]), float(f["expires"])), f"{typed}.{token}"
 
     def close(self, code: str, secret: str) -> None:
         room = self.claim(code, secret)
-        key = PREFIX + room.code
-        self._call(lambda: self._close(keys=[key + ":keys", key, key + ":claim", key + ":seen", key + ":fails"]))
+        key, (typed, holder) = PREFIX + room.code, _parts(secret)
+        self._checked(room.code, self._call(lambda: self._close(
+            keys=[key + ":keys", key, key + ":claim", key + ":seen", key + ":fails"],
+            args=[_digest(typed), _holder_digest(holder)])))
 
     def seen(self, code: str, who: str) -> None:
         key, now = PREFIX + normalise(code) + ":seen", time.time()
@@ -497,9 +606,9 @@ class RedisStore:
 
     def _turn(self, code: str, secret: str, step: int, turn: str) -> Round:
         room, step = self.claim(code, secret), _check_step(step)
-        got = self._call(lambda: self._turn_lua(keys=self._keys(room.code, step), args=[turn, ROUNDS]))
-        if got[0] == "no_room":
-            raise _gone(room.code)
+        key, holder = _parts(secret)
+        got = self._checked(room.code, self._call(lambda: self._turn_lua(
+            keys=self._keys(room.code, step), args=[turn, ROUNDS, _digest(key), _holder_digest(holder)])))
         if got[0] == "no_more_rounds":
             raise RoomError(f"room {room.code}, step {step}: no round after the second", "no_more_rounds",
                             code=room.code, step=step)

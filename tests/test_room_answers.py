@@ -175,7 +175,7 @@ def test_memory_forgets_an_expired_rooms_answers():
     room, secret = store.create("07-sampling", STEP, ttl_s=60)
     store.answer(room.code, "a", STEP, "cat")
     store.reveal(room.code, secret, STEP)
-    _refused("not_teacher", store.claim_by_key, room.code, "AAAA-AAAA-AAAA")
+    _refused("wrong_key", store.claim_by_key, room.code, "AAAA-AAAA-AAAA")
     now[0] += 61
     _refused("no_room", store.answers, room.code, STEP)
     store.create("07-sampling", 1)  # a new room sweeps the expired ones
@@ -202,7 +202,7 @@ def test_closing_a_redis_room_leaves_no_key_and_every_key_expires_with_it(redis_
     store = rooms.RedisStore(redis_url)
     room, secret = store.create("07-sampling", STEP, ttl_s=600)
     store.seen(room.code, "a")
-    _refused("not_teacher", store.claim_by_key, room.code, "AAAA-AAAA-AAAA")
+    _refused("wrong_key", store.claim_by_key, room.code, "AAAA-AAAA-AAAA")
     for step in (STEP, STEP + 1):
         store.answer(room.code, "a", step, "cat")
         store.reveal(room.code, secret, step)
@@ -324,10 +324,14 @@ def test_the_teacher_takes_the_room_back_by_typing_the_key(store):
     assert rooms.KEY.fullmatch(secret) and secret != room.code
     store.answer(room.code, "a", 2, "cat")
     store.move(room.code, secret, 4)
+    held = secret
     for typed in [key, key.lower(), " " + key.replace("-", " ").lower() + "\n", secret]:
         back, kept = store.claim_by_key(room.code, typed)
-        assert back == store.get(room.code) and back.step == 4 and kept == secret
-    assert store.move(room.code, kept, 2).step == 2  # the session keeps the secret, as after create
+        assert back == store.get(room.code) and back.step == 4
+        assert rooms.teacher_key(kept) == key and kept != held  # the same key, a new session (issue 56)
+        _refused("taken_back", store.move, room.code, held, 3)  # the session it replaced no longer moves the room
+        held = kept
+    assert store.move(room.code, kept, 2).step == 2  # the session keeps its secret, as after create
     assert store.answers(room.code, 2) == {"cat": 1}  # the answers already given are kept
 
 
@@ -337,7 +341,7 @@ def test_a_students_link_or_a_wrong_key_gives_no_control(store):
     flipped = secret[:-1] + ("A" if secret[-1] != "A" else "B")
     for wrong in ["", room.code, room.code * 2, f"?room={room.code}", other_secret, rooms.teacher_key(other_secret),
                   flipped, secret[:-1], secret + "A", "é" * 12, None, 12, "A" * 1000]:
-        _refused("not_teacher", store.claim_by_key, room.code, wrong)
+        _refused("wrong_key", store.claim_by_key, room.code, wrong)
     assert store.claim_by_key(other.code, other_secret)[0] == other
     for bad in ["", "x", None, "A" * 11, room.code]:
         _refused("not_teacher", rooms.teacher_key, bad)
@@ -346,24 +350,26 @@ def test_a_students_link_or_a_wrong_key_gives_no_control(store):
 def test_the_store_keeps_no_secret_and_no_key_in_clear():
     store = rooms.MemoryStore()
     room, secret = store.create("04-heads-and-mask", 2)
-    store.claim_by_key(room.code, rooms.teacher_key(secret))
-    held = repr((store._rooms, store._wrong, store._rounds, store._answers))
+    _, kept = store.claim_by_key(room.code, rooms.teacher_key(secret))
+    held = repr((store._rooms, store._wrong, store._rounds, store._answers, store._holders))
     assert secret not in held and rooms.teacher_key(secret) not in held
+    assert kept.split(".")[1] not in held  # the new session's holder token: its hash only (issue 56)
 
 
 def test_twenty_wrong_keys_lock_the_typed_way_back_but_not_the_teachers_session(store):
     room, secret = store.create("04-heads-and-mask", 2)
     other, other_secret = store.create("04-heads-and-mask", 2)
     wrong = "AAAA-AAAA-AAAA" if secret != "A" * 12 else "BBBB-BBBB-BBBB"
-    for _ in range(rooms.MAX_WRONG_KEYS - 1):
-        _refused("not_teacher", store.claim_by_key, room.code, wrong)
+    for n in range(1, rooms.MAX_WRONG_KEYS):
+        assert _refused("wrong_key", store.claim_by_key, room.code, wrong).details["wrong"] == n
     for _ in range(2):
-        assert store.claim_by_key(room.code, secret)[1] == secret  # a right key does not use up a try
-    _refused("not_teacher", store.claim_by_key, room.code, "garbage")  # the 20th wrong one
+        held = store.claim_by_key(room.code, secret)[1]  # a right key does not use up a try
+        assert rooms.teacher_key(held) == rooms.teacher_key(secret)
+    _refused("wrong_key", store.claim_by_key, room.code, "garbage")  # the 20th wrong one
     for typed in (secret, rooms.teacher_key(secret), secret):
-        _refused("not_teacher", store.claim_by_key, room.code, typed)  # from now on, even the right key
-    assert store.claim(room.code, secret) == store.get(room.code)  # the teacher's open session keeps the room
-    assert store.move(room.code, secret, 3).step == 3
+        _refused("too_many_keys", store.claim_by_key, room.code, typed)  # from now on, even the right key
+    assert store.claim(room.code, held) == store.get(room.code)  # the teacher's open session keeps the room
+    assert store.move(room.code, held, 3).step == 3
     assert store.claim_by_key(other.code, rooms.teacher_key(other_secret))[0] == other  # other rooms untouched
 
 
@@ -380,7 +386,7 @@ def test_many_wrong_keys_at_once_check_no_more_than_twenty(store):
     threads = [threading.Thread(target=guess) for _ in range(40)]
     [t.start() for t in threads]
     [t.join() for t in threads]
-    _refused("not_teacher", store.claim_by_key, room.code, secret)
+    _refused("too_many_keys", store.claim_by_key, room.code, secret)
 
 
 def test_redis_unreachable_is_one_room_error_for_answers_too():

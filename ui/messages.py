@@ -337,6 +337,21 @@ TEACHING: dict[tuple[str, str], Words] = {
                                          f"Não há sala {d['code']}: ela nunca existiu ou já expirou."),
     ("RoomError", "not_teacher"): lambda d: ("Only the teacher who started this room can move it.",
                                              "Só o professor que abriu esta sala pode movê-la."),
+    ("RoomError", "taken_back"): lambda d: (f"Room {d['code']} was taken back with the teacher key in another tab "
+                                            "or on another device: this screen no longer moves it.",
+                                            f"A sala {d['code']} foi retomada com a chave do professor em outra aba "
+                                            "ou outro aparelho: esta tela não a move mais."),
+    ("RoomError", "wrong_key"): lambda d: (f"That is not the teacher key of room {d['code']}: check it against the "
+                                           "key file (letters and digits; case, spaces and dashes do not matter).",
+                                           f"Esta não é a chave do professor da sala {d['code']}: confira-a no "
+                                           "arquivo da chave (letras e algarismos; maiúsculas, espaços e hífens "
+                                           "não importam)."),
+    ("RoomError", "too_many_keys"): lambda d: (f"Too many wrong keys were typed for room {d['code']}: it no longer "
+                                               "takes any key back. The screen that holds it keeps it; or start a "
+                                               "new room.",
+                                               f"Foram digitadas chaves erradas demais para a sala {d['code']}: ela "
+                                               "não aceita mais nenhuma chave. A tela que a tem continua com ela; "
+                                               "ou abra uma nova sala."),
     ("RoomError", "unreachable"): lambda d: ("The room server cannot be reached right now.",
                                              "O servidor das salas não responde agora."),
     ("RoomError", "closed"): lambda d: ("The teacher has closed this question: your answer was not counted.",

@@ -8,6 +8,10 @@
   "Following the teacher" off: the student explores with the bar's own buttons; on again: back with the class.
 - An unknown or expired code, a code that is not one, or a room store that does not answer: a notice in the
   reader's language, and the lesson (when the link names one) works on its own.
+- One teacher at a time (issue 56): when the teacher key takes the room back in another tab or browser, the store
+  ends this session's hold ("taken_back"). The session finds out on its next run (its step is checked against the
+  room before it moves it) or at its count's next tick (every COUNT_S seconds), stops teaching and follows the room
+  as a viewer (a student's view, not counted among the students), and says so.
 """
 
 from __future__ import annotations
@@ -40,6 +44,9 @@ WHO_COOKIE = "lab_who"  # the browser's copy of it, for a reload
 COUNTED = "_room_counted"  # session: the teacher's last count of students following
 ROUND = "_room_round"  # session: (code, step, round, open, revealed) of the answers round a student's page shows
 COOKIE = "lab_room"  # the teacher's browser: "CODE:SECRET" of the room it started, so a reload can take it back
+VIEWER = "_room_viewer"  # session: the code of the room it taught until the key took it back elsewhere (it follows)
+TAKEN = "_room_taken"  # session: {"code", "secret", "at"} of that take-back, for its notice
+TAKEN_S = 60.0  # the notice stays this long (a class moving meanwhile reruns the page; it must not flash by)
 
 
 def _teacher_of(code: str | None) -> bool:
@@ -118,6 +125,7 @@ def followed() -> tuple[str, int] | None:
     """(lesson, step) of the room this student follows; None for a teacher, outside a room, while exploring, or
     when the room cannot be read (a notice says why)."""
     st.session_state[SEEN] = False
+    _taken_notice()
     code = _code()
     if code is None or _teacher_of(code):
         return None
@@ -139,7 +147,10 @@ def followed() -> tuple[str, int] | None:
 
 
 def _seen(code: str) -> None:
-    """Count this student among the room's followers (a store that does not answer: counted at the next poll)."""
+    """Count this student among the room's followers (a store that does not answer: counted at the next poll); a
+    teacher's screen that follows its room since the key took it back elsewhere is not a student."""
+    if st.session_state.get(VIEWER) == code:
+        return
     try:
         rooms.store().seen(code, who())
     except rooms.RoomError:
@@ -147,16 +158,48 @@ def _seen(code: str) -> None:
 
 
 def teach(lesson: str, k: int) -> None:
-    """The teacher's session: move its room to step k of `lesson` (when it is not there already)."""
+    """The teacher's session: move its room to step k of `lesson` (when it is not there already; when it is, check
+    that this session still holds the room). A room the key took back elsewhere: this session follows it instead."""
     teach = st.session_state.get(TEACH)
-    if not teach or teach["lesson"] != lesson or teach["step"] == k:
+    if not teach or teach["lesson"] != lesson:
         return
     try:
+        if teach["step"] == k:
+            rooms.store().claim(teach["code"], teach["secret"])
+            return
         rooms.store().move(teach["code"], teach["secret"], k)
         teach["step"] = k
     except rooms.RoomError as e:
-        st.warning(messages.text(e) + t(" The class does not see this step yet.",
-                                         " A turma ainda não vê este passo."))
+        if e.reason == "taken_back":
+            _demote(teach["code"], teach["secret"])
+            st.rerun()  # again, as the room's viewer: on the room's step
+        if teach["step"] != k:
+            st.warning(messages.text(e) + t(" The class does not see this step yet.",
+                                             " A turma ainda não vê este passo."))
+
+
+def _demote(code: str, secret: str) -> None:
+    """The teacher key took room `code` back in another session: this one stops teaching it and follows it."""
+    st.session_state[TEACH] = None
+    st.session_state[JOINED], st.session_state[FOLLOWING], st.session_state[VIEWER] = code, True, code
+    st.session_state[TAKEN] = {"code": code, "secret": secret, "at": time.time()}
+
+
+def _taken_notice() -> None:
+    """For a minute after the room was taken back elsewhere: say so (and forget this browser's cookie for it, if it
+    is still this session's: another tab of the browser may hold the room now)."""
+    taken = st.session_state.get(TAKEN)
+    if not taken:
+        return
+    if time.time() - taken["at"] > TAKEN_S or st.session_state.get(VIEWER) != taken["code"]:
+        st.session_state.pop(TAKEN, None)
+        return
+    if (st.context.cookies or {}).get(COOKIE) == f"{taken['code']}:{taken['secret']}":
+        _cookie("")
+    st.warning(t(f"Room {taken['code']} was taken back in another tab or on another device: this screen now "
+                 "follows it, like a student's.",
+                 f"A sala {taken['code']} foi retomada em outra aba ou outro aparelho: esta tela agora a acompanha, "
+                 "como a de um aluno."), icon=":material/sync_alt:")
 
 
 @st.fragment(run_every=POLL_S)
@@ -228,7 +271,8 @@ def _kept() -> tuple[str, str] | None:
 
 
 def _reclaim(close: bool) -> None:
-    """"Take the room back" / "Close it" (callbacks): the cookie's room, checked against the store's hash."""
+    """"Take the room back" / "Close it" (callbacks): the cookie's room, checked against the store's hash (a room
+    the key took back elsewhere since: this session follows it)."""
     code, secret = _kept() or ("", "")
     try:
         if close:
@@ -238,6 +282,9 @@ def _reclaim(close: bool) -> None:
             return
         room = rooms.store().claim(code, secret)
     except rooms.RoomError as e:
+        if e.reason == "taken_back":
+            _demote(rooms.normalise(code), secret)
+            return
         st.session_state["_room_problem"] = messages.text(e)
         st.session_state[TEACH], st.session_state["_room_forget"] = None, True  # over, or not this browser's
         return
@@ -266,9 +313,15 @@ def room_button(lesson, k: int) -> bool:
 def _count(code: str) -> None:
     """The room's code and how many students follow; the whole page again when the first joins or the last leaves
     (the panel folds into this popover, or opens again)."""
+    teach = st.session_state.get(TEACH)
     try:
+        if teach and teach["code"] == code:
+            rooms.store().claim(code, teach["secret"])  # still this session's room?
         n = rooms.store().following(code)
-    except rooms.RoomError:
+    except rooms.RoomError as e:
+        if e.reason == "taken_back" and teach:
+            _demote(code, teach["secret"])
+            st.rerun(scope="app")
         n = st.session_state.get(COUNTED, 0)
     if (n > 0) != (st.session_state.get(COUNTED, 0) > 0):
         st.session_state[COUNTED] = n
@@ -353,6 +406,7 @@ def _by_key() -> None:
         return
     st.session_state[TEACH] = {"code": room.code, "secret": secret, "lesson": room.lesson, "step": room.step,
                                "expires": room.expires, "cookie": True}
+    st.session_state.pop(VIEWER, None)
     st.query_params["lesson"], st.query_params["step"] = room.lesson, str(room.step)
 
 
