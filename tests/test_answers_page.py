@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from html.parser import HTMLParser
 
 import pytest
 
@@ -47,6 +48,35 @@ def answer(at, value: str, label: str = "Send my answer"):
     else:
         at.text_input(key="answer_value").input(value)
     return press(at, label)
+
+
+class _Shown(HTMLParser):
+    """An HTML element as a browser shows it (Python's own HTML parser: the oracle): its tags and its text."""
+
+    def __init__(self, body: str):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.parts = [], []
+        self.feed(body)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_data(self, data):
+        self.parts.append(data)
+
+
+def echoes(at) -> list[_Shown]:
+    """The sentences that give a reader's answer back (st.html elements of class lab-echo), parsed."""
+    return [_Shown(h.proto.body) for h in at.get("html") if 'class="lab-echo"' in h.proto.body]
+
+
+def echoed(at) -> list[str]:
+    """The text of each echo as the reader reads it, after checking that it is the echo's own markup only (a
+    paragraph and a code span: nothing a reader typed became a tag)."""
+    shown = echoes(at)
+    assert all(set(e.tags) <= {"p", "code"} and e.tags[:1] == ["p"] for e in shown), [e.tags for e in shown]
+    return ["".join(e.parts) for e in shown]
 
 
 def warnings(at) -> list[str]:
@@ -127,8 +157,9 @@ def test_the_teachers_export_has_each_round_and_no_student_id():
     assert files["Respostas (CSV)"].endswith(".csv")
     assert files["Chave do professor (um arquivo, guarde)"].endswith(".txt")
     text = questions.csv_text(question, {1: rooms.store().answers(code, 4, 1)}, side, "pt")
-    rows = list(csv.DictReader(io.StringIO(text)))
-    assert sorted((r["answer"], r["count"]) for r in rows) == [("1", "1"), ("2", "1")]
+    rows = list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff")), delimiter=";"))  # a Brazilian spreadsheet's
+    assert sorted((r["resposta"], r["contagem"]) for r in rows) == [("1", "1"), ("2", "1")]
+    assert sorted(r["opção"] for r in rows) == sorted(o["pt"] for o in question["options"][:2])
     who = [s.session_state["_room_who"] for s in students]
     assert not any(w in text for w in who)
 
@@ -181,13 +212,13 @@ def test_every_bad_input_as_an_answer_is_a_notice_or_an_answer_shown_as_text(cas
     at = open_page(None, lesson=SAMPLING, step="1")
     at = answer(at, text, "Check my answer")
     assert not at.exception, case
-    said = [c.value for c in at.caption if c.value.startswith("Your answer: ")]
+    said = [e for e in echoed(at) if e.startswith("Your answer: ")]  # echoed() checks no typed text became a tag
     assert bool(warnings(at)) != bool(said), (case, warnings(at), said)  # refused, or kept: one of the two
-    if said:  # kept: shown back as Markdown-escaped text inside a code span, and the reveal drawn
-        kept = questions.clean(step_question(SAMPLING, 1), text)
-        assert said[0] == "Your answer: " + f"`{markdown_literal(kept)}`"
+    if said:  # kept: shown back as typed (trimmed), HTML-escaped text, no Markdown backslashes, and the reveal drawn
+        assert said[0] == "Your answer: " + text.strip()
         assert any(m.value.startswith("The model's most likely next token") for m in at.markdown)
-    assert not any("__pwned" in h.proto.body for h in at.get("html")), case  # the script and img cases: never HTML
+    others = [h.proto.body for h in at.get("html") if 'class="lab-echo"' not in h.proto.body]
+    assert not any("__pwned" in body for body in others), case  # the script and img cases: never HTML
 
 
 def test_a_room_store_that_stops_answering_tells_the_student_their_answer_was_not_counted(monkeypatch):
@@ -204,4 +235,39 @@ def test_a_room_store_that_stops_answering_tells_the_student_their_answer_was_no
     assert not changed.exception and any("cannot be reached" in w for w in warnings(changed))
     monkeypatch.undo()
     assert rooms.store().answers(code, 3) == {"24": 1}  # the acknowledged answer is kept; the refused one is not
-    assert any(c.value.startswith("Round 1. Your answer: `24`") for c in changed.caption)
+    assert any(e.startswith("Round 1. Your answer: 24.") for e in echoed(changed))
+
+
+ECHO = {"en": ("Your answer: ", "Check my answer"), "pt": ("Sua resposta: ", "Conferir minha resposta")}
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_an_answer_is_echoed_exactly_as_typed(lang):
+    """Issue 56: `<script>alert(1)</script>` came back as `\\<script\\>` (Markdown escapes inside a code span) and
+    "3,5" as "3.5"; now both read back as the reader typed them, and the script is text, not a tag."""
+    said, check = ECHO[lang]
+    at = answer(open_page(None, lesson=SAMPLING, step="1", lang=lang), "  <script>alert(1)</script> ", check)
+    assert not at.exception and echoed(at) == [said + "<script>alert(1)</script>"]
+    body = [h.proto.body for h in at.get("html") if 'class="lab-echo"' in h.proto.body][0]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body and "\\" not in echoed(at)[0]
+    number = answer(open_page(None, lesson=TOKENS, step="3", lang=lang), "3,5", check)
+    assert not number.exception and echoed(number) == [said + "3,5"]
+    assert number.session_state["_answers_alone"][f"{TOKENS}:3"] == "3.5"  # kept and compared in its one form
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_students_answer_in_a_room_is_echoed_as_typed(lang):
+    teacher, code = start(TOKENS, 3, lang=lang)
+    student = open_page(None, room=code, lang=lang)
+    answer(student, "24,50", "Send my answer" if lang == "en" else "Enviar minha resposta")
+    assert rooms.store().answers(code, 3) == {"24.5": 1}  # the room counts the one form
+    lead = "Round 1. Your answer: " if lang == "en" else "Rodada 1. Sua resposta: "
+    assert [e for e in echoed(student) if e.startswith(lead)][0].startswith(lead + "24,50.")
+    del student.session_state["_answers_typed"]  # what a new session of this student has: the room's form only
+    student.run()
+    kept = "24.5" if lang == "en" else "24,5"  # then in the reader's decimal mark
+    assert [e for e in echoed(student) if e.startswith(lead)][0].startswith(lead + kept + ".")
+    press(teacher, "Close the round" if lang == "en" else "Fechar a rodada")
+    student.run()
+    closed = "Round 1 is closed. Your answer: " if lang == "en" else "A rodada 1 está fechada. Sua resposta: "
+    assert any(e.startswith(closed + kept + ".") for e in echoed(student))

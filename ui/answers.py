@@ -35,6 +35,7 @@ ALONE = "_answers_alone"  # session: {"lesson:k": the reader's own answer} outsi
 NOTICE = "_answers_notice"  # session: a refusal (an answer that cannot be one, a closed round), shown once
 VALUE = "answer_value"  # the answer's widget
 VEILED = "_answers_veiled"  # session: whether this run withheld the step's page (veil), for the bar's line
+TYPED = "_answers_typed"  # session: {"code:k" in a room, "lesson:k" alone: {an answer kept: the text as typed}}
 
 
 def block(lesson, k: int, student: bool, below) -> None:
@@ -115,22 +116,32 @@ def _input(question: dict) -> None:
     st.text_input(t(f"Your answer ({hint})", f"Sua resposta ({hint})"), key=VALUE, max_chars=MAX_ANSWER)
 
 
-def _shown_answer(question: dict, value: str | None) -> str:
-    """An answer as the reader reads it back: an option's words, or the text itself (escaped for Markdown)."""
-    from viz.format import markdown_literal
-
-    if value is None:
-        return "—"
+def _shown_answer(question: dict, value: str | None, typed: str) -> str | None:
+    """An answer as the reader reads it back (plain text; ui.draw.answers.echo escapes it): an option's words, or
+    the text as this reader typed it when the answer kept is still that text's ("3,5" stays "3,5"), else the answer
+    kept (a number in the reader's decimal mark). None: no answer."""
+    if value is None or not value.strip():
+        return None
     if question["kind"] == "choice":
-        return markdown_literal(question["options"][int(value) - 1][lang()])
-    return f"`{markdown_literal(value)}`" if value.strip() else "—"
+        return question["options"][int(value) - 1][lang()]
+    raw = st.session_state.get(TYPED, {}).get(typed, {}).get(value)
+    if raw is not None:
+        return raw
+    return value.replace(".", ",") if question["kind"] == "number" and lang() == "pt" else value
+
+
+def _typed(where: str, question: dict) -> str:
+    """The answer box's text cleaned by lab (QuestionError), kept with the text as typed under `where`."""
+    raw = st.session_state.get(VALUE) or ""
+    value = questions.clean(question, raw)
+    st.session_state.setdefault(TYPED, {}).setdefault(where, {})[value] = raw.strip() if isinstance(raw, str) else value
+    return value
 
 
 def _send(code: str, k: int, question: dict) -> None:
     """"Send my answer" (a callback): the answer cleaned by lab, then kept in the room's current round."""
     try:
-        value = questions.clean(question, st.session_state.get(VALUE) or "")
-        store_of.store().answer(code, rooms.who(), k, value)
+        store_of.store().answer(code, rooms.who(), k, _typed(f"{code}:{k}", question))
     except (questions.QuestionError, store_of.RoomError) as e:
         st.session_state[NOTICE] = messages.text(e)
 
@@ -146,13 +157,15 @@ def _student(code: str, k: int, question: dict, now) -> None:
             _input(question)
             st.form_submit_button(t("Send my answer", "Enviar minha resposta"), on_click=_send,
                                   args=(code, k, question), type="primary")
-        st.caption(t(f"Round {now.number}. Your answer: ", f"Rodada {now.number}. Sua resposta: ")
-                   + _shown_answer(question, mine) + t(". You can change it until the teacher closes the round.",
-                                                       ". Você pode mudá-la até o professor fechar a rodada."))
+        draw.echo(t(f"Round {now.number}. Your answer: ", f"Rodada {now.number}. Sua resposta: "),
+                  _shown_answer(question, mine, f"{code}:{k}"), t(
+                      ". You can change it until the teacher closes the round.",
+                      ". Você pode mudá-la até o professor fechar a rodada."), question["kind"] != "choice")
     else:
-        st.caption(t(f"Round {now.number} is closed. Your answer: ", f"A rodada {now.number} está fechada. Sua "
-                     "resposta: ") + _shown_answer(question, mine) + ("." if now.revealed else t(
-                         ". The teacher reveals the answer next.", ". O professor revela a resposta em seguida.")))
+        draw.echo(t(f"Round {now.number} is closed. Your answer: ", f"A rodada {now.number} está fechada. Sua "
+                    "resposta: "), _shown_answer(question, mine, f"{code}:{k}"), "." if now.revealed else t(
+                        ". The teacher reveals the answer next.", ". O professor revela a resposta em seguida."),
+                  question["kind"] != "choice")
 
 
 def _answered_words(number: int):
@@ -202,7 +215,8 @@ def _alone(lesson, k: int, step, model: str, side: dict, below) -> None:
                       key="answers_skip", on_click=mine.__setitem__, args=(key, None))
         return
     said, again = st.columns([4, 1], vertical_alignment="center")  # one row: the bar stays short on a projector
-    said.caption(t("Your answer: ", "Sua resposta: ") + _shown_answer(step.question, mine[key]))
+    draw.echo(t("Your answer: ", "Sua resposta: "), _shown_answer(step.question, mine[key], key), "",
+              step.question["kind"] != "choice", said)
     again.button(t("Answer again", "Responder de novo"), key="answers_alone_again", on_click=mine.pop, args=(key, None),
                  type="tertiary")
     rounds = {1: {mine[key]: 1}} if mine[key] is not None else {}
@@ -212,7 +226,7 @@ def _alone(lesson, k: int, step, model: str, side: dict, below) -> None:
 
 def _check(key: str, question: dict) -> None:
     try:
-        st.session_state[ALONE][key] = questions.clean(question, st.session_state.get(VALUE) or "")
+        st.session_state[ALONE][key] = _typed(key, question)
     except questions.QuestionError as e:
         st.session_state[NOTICE] = messages.text(e)
 

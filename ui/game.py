@@ -119,9 +119,9 @@ def _student(code: str, k: int, j: int) -> None:
     mine = store_of.store().mine(code, rooms.who(), key)
     if now.open:
         _form("", k, j, code)
-    st.caption(t("Your guess: ", "Seu palpite: ") + (f"`{markdown_literal(mine)}`" if mine else "—") + (
-        t(". You can change it until the teacher reveals.", ". Você pode mudá-lo até o professor revelar.")
-        if now.open else "."))
+    draw.echo(t("Your guess: ", "Seu palpite: "), mine, t(  # as typed, escaped, never Markdown (issue 56)
+        ". You can change it until the teacher reveals.", ". Você pode mudá-lo até o professor revelar.")
+        if now.open else ".")
 
 
 def _reveal(code: str, secret: str, key: int) -> None:

@@ -3,6 +3,8 @@ each round side by side (viz/answers.py). Every number comes from lab.questions.
 
 from __future__ import annotations
 
+import html
+
 import streamlit as st
 
 from lab import questions
@@ -16,6 +18,20 @@ NAMES_PT = {"right": "a resposta do modelo", "wrong": "outra resposta", "unmarke
             "p": "probabilidade do modelo", "value": "estimativa", "truth": "valor verdadeiro"}
 NAMES_EN_CHOICE_RIGHT = {"right": "the right option"}
 NAMES_PT_CHOICE_RIGHT = {"right": "a opção certa"}
+
+
+ECHO_STYLE = "font-size:0.875rem;margin:0 0 0.5rem 0;line-height:1.6"  # a caption's size, the text's own colour
+CODE_STYLE = "white-space:pre-wrap;font-size:0.85em;padding:0.1em 0.25em;border-radius:0.25rem;background:#f0f0f2"
+
+
+def echo(before: str, answer: str | None, after: str, code: bool = True, where=st) -> None:
+    """One sentence giving back a reader's answer exactly as they typed it (issue 56): HTML, every part escaped,
+    never Markdown, so `<script>` shows as typed, with no added backslash, and never runs; the answer in a code
+    span (`code`: a typed answer; an option's words plain), "—" for none. `where`: the container (st, a column)."""
+    shown = "—" if not answer else html.escape(answer)
+    if answer and code:
+        shown = f'<code style="{CODE_STYLE}">{shown}</code>'
+    where.html(f'<p class="lab-echo" style="{ECHO_STYLE}">{html.escape(before)}{shown}{html.escape(after)}</p>')
 
 
 def _names(kind: str) -> dict:
