@@ -31,6 +31,22 @@ and the course model's 8,192 tokens), because a class is never certain; and the 
 position only, so one position's answers never move another's numbers. The model is not smoothed: its softmax
 gives every token a probability already.
 
+**Word units** (issue 56; the lesson's game walks words, `python -m lab guess --unit word`). People guess whole
+words while the model writes tokens, and a class guessing " a" then "pt" measures something else than one guessing
+"apt". So the game can walk word starts instead: a **word** is a maximal run of letters and digits, with an
+apostrophe or hyphen inside it ("don't", "guarda-chuva"), found in the passage's decoded text; a position is a
+word, its tokens those that hold its characters (GPT-2-style tokenizers keep the space before a word in its first
+token: " install"). Punctuation and whitespace between words are not walked: they are part of the text before the
+next word. The true answer at a position is the whole word, the chain of its tokens; the model's probability of it is
+the product of the chain's conditional probabilities (its bits the sum); the model's candidates are whole words too:
+its likeliest first tokens that start a word (the top K, more when two complete to the same word), each completed
+greedily, token by token, while the next likeliest token goes on with the word (no leading space, still letters or
+digits), each candidate's probability its chain's product, listed most likely first. A guess is right when its
+tokens are the word's tokens; the class votes for whole answers (their token chains), by the same add-1/2 rule,
+except that the escape bucket is spread over every chain of tokens, each token a uniform 1/V and a halving for
+each token more, (1/2 x 1/V)^m for a word of m tokens, which sums to 1 over all chains. Both sides then count bits
+per word, like with like. The rank of a word is its place among the model's K candidates (None when not among them).
+
 **The summary**, over the positions that have answers: the class's cross-entropy and the model's, in bits per
 token (the mean of -log2 p of the true tokens); and the share of those positions where the class's most common
 first token is the model's top 1 (a tie of m tokens counts 1/m when the model's top 1 is among them).
@@ -39,7 +55,6 @@ first token is the model's top 1 (a tie of m tokens counts 1/m when the model's 
 from __future__ import annotations
 
 import csv
-import io
 import math
 import re
 import unicodedata
@@ -59,6 +74,9 @@ MAX_ROWS = 10_000  # rows of an answers table (a class of 60 on a passage of 160
 COLUMNS = ("position", "answer", "count")
 LN2 = math.log(2)
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")  # embeddings, overrides and isolates: text that lies in print
+WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")  # letters and digits, an apostrophe or hyphen inside
+UNITS = ("token", "word")  # what one position of a walk is
+MOST_WORD_TOKENS = 12  # a candidate word's greedy completion stops there
 _WHOLE = re.compile(r"[+-]?[0-9]{1,18}")  # ASCII digits; 18 at most (Python refuses to read 4,301 and more)
 
 
@@ -178,6 +196,146 @@ def model_positions(passage: Passage, tokenizer, top: int = TOP) -> list[dict]:
     return out
 
 
+# ---------------------------------------------------------------- walks: which positions are guessed, tokens or words
+
+
+def token_walk(passage: Passage, start: int = 1) -> list[tuple[int, int]]:
+    """The token ranges [a, b) of a token walk: every token from `start` (at least 1) on, one token each."""
+    return [(t, t + 1) for t in range(max(1, start), passage.last + 1)]
+
+
+def _chunks(tokenizer, ids: list[int]) -> list[bytes]:
+    from lab.text import token_bytes
+
+    return token_bytes(tokenizer, [i for i in ids if i != OPEN])
+
+
+def word_walk(passage: Passage, tokenizer, start: int = 1) -> list[tuple[int, int]]:
+    """The token ranges [a, b) of the passage's words (WORD, in its decoded text) whose first token is at `start`
+    (at least 1) or later: a word's tokens are those that hold its characters; two words that share a token are one."""
+    import bisect
+
+    chunks = _chunks(tokenizer, passage.ids)
+    begins = [0]
+    for c in chunks:
+        begins.append(begins[-1] + len(c))
+    data = b"".join(chunks)
+    text = data.decode("utf-8", errors="replace")
+    spans: list[list[int]] = []
+    for m in WORD.finditer(text):
+        lo, hi = len(text[:m.start()].encode()), len(text[:m.end()].encode())
+        a, b = bisect.bisect_right(begins, lo) - 1, bisect.bisect_left(begins, hi)
+        if spans and a < spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], b)  # a token holds the end of one word and the start of the next
+        else:
+            spans.append([a, b])
+    return [(a, b) for a, b in spans if a >= max(1, start)]
+
+
+def walk_of(passage: Passage, tokenizer, unit: str = "token", start: int = 1) -> list[tuple[int, int]]:
+    """The walk in `unit` ("token" or "word") from token `start` on."""
+    return word_walk(passage, tokenizer, start) if unit == "word" else token_walk(passage, start)
+
+
+def _starts_word(chunk: bytes, after_word: bool) -> bool:
+    """Whether a first token can start a word: a leading space (or other whitespace) then a letter or digit (or a
+    byte of a character not yet complete), or no space where the text before does not end in a letter or digit."""
+    rest = chunk.lstrip()
+    if not rest or (after_word and rest == chunk):
+        return False
+    head = rest.decode("utf-8", errors="ignore")[:1]
+    return head.isalnum() if head else rest[0] >= 0x80
+
+
+def _goes_on(word: bytes, chunk: bytes) -> bool:
+    """Whether a next token goes on with the word: no leading whitespace, and the word with it still a WORD (a byte
+    of a character not yet complete is given the benefit of the doubt until the character is)."""
+    if not chunk or chunk[:1].isspace():
+        return False
+    return WORD.fullmatch((word + chunk).decode("utf-8", errors="ignore").strip()) is not None
+
+
+def _after(loaded, seqs: list[list[int]]) -> np.ndarray:
+    """(B, V): the model's next-token log-probabilities after each of the equal-length sequences, one batch through
+    lab.perplexity.next_token (the placeholder token 0 after each is what the last row predicts)."""
+    import torch
+
+    from lab.perplexity import next_token
+
+    x = torch.tensor([s + [0] for s in seqs])
+    last = x.shape[1] - 1
+    with torch.inference_mode():
+        for pos, logp in next_token(loaded.model, x, loaded.context):  # logp (B, n, V)
+            if bool((pos == last).any()):
+                return logp[:, int((pos == last).nonzero()[0, 0])].numpy()
+    raise AssertionError("next_token yielded no last row")
+
+
+def _greedy(loaded, context: list[int], firsts: list[int], row: np.ndarray) -> list[tuple[list[int], float]]:
+    """Each first token completed greedily to the end of its word: (chain, log-probability of the chain)."""
+    chains = [[f] for f in firsts]
+    logps = [float(row[f]) for f in firsts]
+    words = [_chunks(loaded.tokenizer, [f])[0] for f in firsts]
+    live = list(range(len(firsts)))
+    while live and len(chains[live[0]]) < MOST_WORD_TOKENS:
+        rows = _after(loaded, [context + chains[i] for i in live])
+        going = []
+        for i, r in zip(live, rows, strict=True):
+            best = int(top_ids(r, 1)[0])
+            chunk = _chunks(loaded.tokenizer, [best])[0]
+            if _goes_on(words[i], chunk):
+                chains[i].append(best)
+                logps[i] += float(r[best])
+                words[i] += chunk
+                going.append(i)
+        live = going
+    return [(c, lp) for c, lp, w in zip(chains, logps, words, strict=True)
+            if WORD.fullmatch(w.decode("utf-8", errors="replace").strip())]
+
+
+def candidates(loaded, passage: Passage, a: int, top: int = TOP) -> list[dict]:
+    """The model's `top` candidate words at a word starting at token a: its likeliest first tokens that start a word,
+    K at a time until K distinct words (at most 8K first tokens looked at), each completed greedily; {id, ids,
+    token (the word's text), p (the chain's product)}, most likely first."""
+    row, context = passage.logp[a - 1], passage.ids[:a]
+    before = b"".join(_chunks(loaded.tokenizer, context)).decode("utf-8", errors="ignore")[-1:]
+    order = [int(i) for i in top_ids(row, 8 * top)]
+    firsts = [i for i in order if _starts_word(_chunks(loaded.tokenizer, [i])[0], before.isalnum())]
+    found: dict[str, dict] = {}
+    for k in range(0, len(firsts), top):
+        for chain, logp in _greedy(loaded, context, firsts[k:k + top], row):
+            text = b"".join(_chunks(loaded.tokenizer, chain)).decode("utf-8", errors="replace")
+            if text not in found or found[text]["p"] < math.exp(logp):
+                found[text] = {"id": chain[0], "ids": chain, "token": text, "p": math.exp(logp)}
+        if len(found) >= top:
+            break
+    return sorted(found.values(), key=lambda c: (-c["p"], c["ids"]))[:top]
+
+
+def word_text(passage: Passage, tokenizer, a: int, b: int) -> str:
+    """The text of tokens a..b-1 (a word: its leading space included)."""
+    return b"".join(_chunks(tokenizer, passage.ids[a:b])).decode("utf-8", errors="replace")
+
+
+def walk_rows(loaded, passage: Passage, walk: list[tuple[int, int]], unit: str = "token", top: int = TOP) -> list[dict]:
+    """The model's side of a walk, position j = 1.. its j-th range [a, b): model_positions' row of token a (renumbered
+    j) in token units; in word units {position, start: a, id, ids, token: the word, p and bits of the whole chain,
+    rank: its place among the model's candidates (None when not among them), top: candidates()}."""
+    if unit != "word":
+        rows = {r["position"]: r for r in model_positions(passage, loaded.tokenizer, top)}
+        return [rows[a] | {"position": j} for j, (a, _) in enumerate(walk, 1)]
+    out = []
+    for j, (a, b) in enumerate(walk, 1):
+        chain = passage.ids[a:b]
+        logp = sum(float(passage.logp[t - 1][passage.ids[t]]) for t in range(a, b))
+        cands = candidates(loaded, passage, a, top)
+        rank = next((k for k, c in enumerate(cands, 1) if c["ids"] == chain), None)
+        out.append({"position": j, "start": a, "id": chain[0], "ids": chain,
+                    "token": word_text(passage, loaded.tokenizer, a, b), "p": math.exp(logp), "bits": -logp / LN2,
+                    "rank": rank, "top": cands})
+    return out
+
+
 def check_position(passage: Passage, position: int, line: int | None = None) -> int:
     """GuessError ("position") unless 1 <= position <= the passage's last position."""
     if not 1 <= position <= passage.last:
@@ -234,34 +392,36 @@ def _whole(value: str | None, field: str, line: int) -> int:
     return int(value.strip())
 
 
-def _header(reader) -> dict[str, str]:
-    """{column: the header's own spelling} for position, answer, count (case and spaces ignored)."""
-    found = [f for f in (reader.fieldnames or []) if f is not None]
-    own = {f.strip().lower(): f for f in found}
-    missing = [c for c in COLUMNS if c not in own]
+def _header(keys: list[str]) -> None:
+    """GuessError ("not_csv") unless the header names position, answer and count (in English or Portuguese, any
+    case: lab.spreadsheet reads the names)."""
+    missing = [c for c in COLUMNS if c not in keys]
     if missing:
+        found = [k for k in keys if k]
         raise GuessError(f"the answers are not CSV with the columns {', '.join(COLUMNS)}: missing "
                          f"{', '.join(missing)} (the header: {', '.join(found) or 'none'})", "not_csv",
                          missing=missing, found=found)
-    return {c: own[c] for c in COLUMNS}
 
 
 def read_answers(text: str, last: int | None = None) -> list[tuple[int, str, int]]:
     """The rows (position, answer, count) of an answers table: CSV with a header naming position, answer and count
-    (other columns ignored; no student ids). Answers come back clean (clean_answer); with `last`, positions must be
-    1..last. GuessError on any bad row, naming its line (the header is line 1)."""
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    (other columns ignored; no student ids), in English or Portuguese as lab.spreadsheet writes it (";" and
+    "posição; resposta; contagem" too; an answer written after a formula's ' read back without it). Answers come back
+    clean (clean_answer); with `last`, positions must be 1..last. GuessError on any bad row, naming its line (the
+    header is line 1)."""
+    from lab import spreadsheet
+
     rows = []
     try:
-        names = _header(reader)
-        for record in reader:
-            line = reader.line_num
+        keys, records = spreadsheet.table(text)
+        _header(keys)
+        for line, record in records:
             if len(rows) >= MAX_ROWS:
                 raise GuessError(f"the answers table has more than {MAX_ROWS:,} rows", "too_many",
                                  rows=len(rows) + 1, most=MAX_ROWS)
-            position, count = _whole(record[names["position"]], "position", line), \
-                _whole(record[names["count"]], "count", line)
-            if record[names["answer"]] is None:
+            position, count = _whole(record.get("position"), "position", line), \
+                _whole(record.get("count"), "count", line)
+            if record.get("answer") is None:
                 raise GuessError(f"line {line}: the row has no answer", "row", line=line, field="answer", value=None)
             if last is not None and not 1 <= position <= last:
                 raise GuessError(f"line {line}: position {position} is not in the passage: positions go from 1 to "
@@ -269,30 +429,50 @@ def read_answers(text: str, last: int | None = None) -> list[tuple[int, str, int
             if not 1 <= count <= MAX_COUNT:
                 raise GuessError(f"line {line}: the count must be from 1 to {MAX_COUNT:,}; got {count}", "count",
                                  line=line, count=count, most=MAX_COUNT)
-            rows.append((position, clean_answer(record[names["answer"]], line), count))
+            rows.append((position, clean_answer(spreadsheet.unguard(record["answer"]), line), count))
     except csv.Error as e:
         raise GuessError(f"the answers are not CSV: {e}", "not_csv", missing=[], found=[]) from None
     return rows
 
 
+def true_words(text: str) -> dict[int, str] | None:
+    """{position: true word} from an answers table's `true_word` column (the game's export writes one: a table with
+    it is a word walk's), None without one. Positions that are not whole numbers are left to read_answers."""
+    from lab import spreadsheet
+
+    try:
+        keys, records = spreadsheet.table(text)
+        if "true_word" not in keys:
+            return None
+        return {int(r["position"]): spreadsheet.unguard(r["true_word"]) for _, r in records
+                if _WHOLE.fullmatch((r.get("position") or "").strip()) and r.get("true_word") is not None}
+    except csv.Error:
+        return None
+
+
 # ---------------------------------------------------------------- the class's side: pure counting, then the model
 
 
-def class_probability(votes: dict[int, int], token: int, vocab: int, alpha: float = ALPHA) -> float:
+def class_probability(votes: dict, token, vocab: int, alpha: float = ALPHA) -> float:
     """The class's probability of `token` from its votes {first token id: count} at one position (the module
-    docstring's rule: add-alpha over the named tokens and one escape bucket spread over the vocab's others)."""
+    docstring's rule: add-alpha over the named tokens and one escape bucket spread over the vocab's others). In word
+    units the votes and `token` are token chains (tuples of ids) and the escape is spread over every chain: a chain
+    of m tokens nobody named gets (1 / (2 V))^m of it."""
     n, k = sum(votes.values()), len(votes)
     share = 1 / (n + alpha * (k + 1))
     if votes.get(token, 0) > 0:
         return (votes[token] + alpha) * share
+    if isinstance(token, tuple):
+        return alpha * share * (1 / (2 * vocab)) ** len(token)
     return alpha * share / (vocab - k)
 
 
-def tally(votes, truth: dict[int, int], vocab: int) -> dict[int, dict]:
-    """Pure counting. votes: (position, first token id, count) triples; truth: {position: the true token's id}.
-    Returns {position: {answers, votes: {id: count}, right, p, bits, most_common: [ids tied at the most votes,
-    ascending]}} for each position with votes. A position's numbers depend on its own votes only."""
-    by: dict[int, dict[int, int]] = {}
+def tally(votes, truth: dict, vocab: int) -> dict[int, dict]:
+    """Pure counting. votes: (position, first token id, count) triples; truth: {position: the true token's id}; in
+    word units token chains (tuples of ids) instead of ids. Returns {position: {answers, votes: {id: count}, right,
+    p, bits, most_common: [ids tied at the most votes, ascending]}} for each position with votes. A position's
+    numbers depend on its own votes only."""
+    by: dict[int, dict] = {}
     for position, token, count in votes:
         slot = by.setdefault(position, {})
         slot[token] = slot.get(token, 0) + count
@@ -311,36 +491,58 @@ def agreement(most_common: list[int], top1: int) -> float:
     return 1 / len(most_common) if top1 in most_common else 0.0
 
 
-def class_side(loaded, passage: Passage, rows) -> list[dict]:
+def class_side(loaded, passage: Passage, rows, walk: list[tuple[int, int]] | None = None, unit: str = "token",
+               model_rows: list[dict] | None = None) -> list[dict]:
     """Per position with answers, in order: {position, token, answers, right, p, bits, most_common: [{id, token,
     count}], agrees, guesses: [{answer, count, read_as, first: {id, token}, right, p, bits, rank}]}, guesses by
-    count, most first. rows: (position, answer, count), as read_answers gives them."""
+    count, most first. rows: (position, answer, count), as read_answers gives them; positions number the walk's
+    ranges (default: every token, position t = token t). In word units a guess votes for its whole chain and is right
+    when the chain is the word's (most_common and guesses also carry `ids`, a guess its `tokens`), and the model's
+    top 1 is its likeliest candidate word: `model_rows` (walk_rows' rows of this walk) spare computing them again."""
+    walk = walk if walk is not None else token_walk(passage)
+    words = unit == "word"
     counts: dict[tuple[int, str], int] = {}
     for position, answer, count in rows:
-        check_position(passage, position)
+        if not 1 <= position <= len(walk):
+            raise GuessError(f"position {position} is not in the passage: positions go from 1 to {len(walk)}",
+                             "position", position=position, last=len(walk), line=None)
         key = (position, clean_answer(answer))
         counts[key] = counts.get(key, 0) + count
-    scored = {key: score(loaded, passage, *key) for key in counts}
-    truth = {position: passage.ids[position] for position, _ in counts}
-    totals = tally([(key[0], scored[key]["first"], n) for key, n in counts.items()], truth, passage.vocab)
-    firsts = {s["first"]: s["tokens"][0] for s in scored.values()}
+    scored = {key: score(loaded, passage, walk[key[0] - 1][0], key[1]) for key in counts}
+    truth = {j: tuple(passage.ids[slice(*walk[j - 1])]) if words else passage.ids[walk[j - 1][0]]
+             for j, _ in counts}
+    vote = {key: tuple(s["ids"]) if words else s["first"] for key, s in scored.items()}
+    for key, s in scored.items():
+        s["right"] = vote[key] == truth[key[0]]
+    totals = tally([(key[0], vote[key], n) for key, n in counts.items()], truth, passage.vocab)
+    names = {vote[key]: "".join(s["tokens"]) if words else s["tokens"][0] for key, s in scored.items()}
     out = []
     for position, c in totals.items():
         guesses = sorted(((a, n) for (p, a), n in counts.items() if p == position), key=lambda g: (-g[1], g[0]))
-        top1 = int(top_ids(passage.logp[position - 1], 1)[0])
-        out.append({"position": position, "token": passage.readable[position], "answers": c["answers"],
-                    "right": c["right"], "p": c["p"], "bits": c["bits"],
-                    "most_common": [{"id": t, "token": firsts[t], "count": c["votes"][t]}
-                                    for t in c["most_common"]],
+        a = walk[position - 1][0]
+        top1 = int(top_ids(passage.logp[a - 1], 1)[0])
+        if words:
+            best = (model_rows[position - 1]["top"] if model_rows else candidates(loaded, passage, a)) or [{"ids": []}]
+            top1 = tuple(best[0]["ids"])
+        out.append({"position": position, "token": word_text(passage, loaded.tokenizer, *walk[position - 1])
+                    if words else passage.readable[a], "answers": c["answers"], "right": c["right"], "p": c["p"],
+                    "bits": c["bits"], "most_common": [_named(t, names[t], c["votes"][t]) for t in c["most_common"]],
                     "agrees": agreement(c["most_common"], top1),
-                    "guesses": [_guess(scored[(position, a)], n) for a, n in guesses]})
+                    "guesses": [_guess(scored[(position, a)], n, words) for a, n in guesses]})
     return out
 
 
-def _guess(s: dict, count: int) -> dict:
-    return {"answer": s["answer"], "count": count, "read_as": s["read_as"],
-            "first": {"id": s["first"], "token": s["tokens"][0]}, "right": s["right"], "p": s["p"],
-            "bits": s["bits"], "rank": s["rank"]}
+def _named(vote, name: str, count: int) -> dict:
+    if isinstance(vote, tuple):
+        return {"id": vote[0], "ids": list(vote), "token": name, "count": count}
+    return {"id": vote, "token": name, "count": count}
+
+
+def _guess(s: dict, count: int, words: bool = False) -> dict:
+    out = {"answer": s["answer"], "count": count, "read_as": s["read_as"],
+           "first": {"id": s["first"], "token": s["tokens"][0]}, "right": s["right"], "p": s["p"],
+           "bits": s["bits"], "rank": s["rank"]}
+    return out | {"ids": s["ids"], "tokens": s["tokens"]} if words else out
 
 
 def _mean(values: list[float]) -> float | None:
@@ -359,15 +561,19 @@ def summary(model_rows: list[dict], class_rows: list[dict]) -> dict:
             "model_bits_passage": _mean(list(bits.values()))}
 
 
-def play(loaded, passage: Passage, rows=None, top: int = TOP) -> dict:
+def play(loaded, passage: Passage, rows=None, top: int = TOP, unit: str = "token", start: int = 1) -> dict:
     """The whole game as `python -m lab guess --json` prints it (lab/cli/guess.py's docstring has the shape) for a
     passage (read_passage): the model's side, and with `rows` (position, answer, count) the class's side and the
-    summary."""
-    model_rows = model_positions(passage, loaded.tokenizer, top)
-    doc = {"model": passage.model, "vocab": passage.vocab, "tokens": passage.readable, "positions": model_rows}
+    summary. `unit`: "token" or "word" (walk_of); `start`: the first token walked (after a context not guessed)."""
+    walk = walk_of(passage, loaded.tokenizer, unit, start)
+    model_rows = walk_rows(loaded, passage, walk, unit, top)
+    doc = {"model": passage.model, "vocab": passage.vocab, "tokens": passage.readable, "unit": unit,
+           "positions": model_rows}
     if rows is not None:
-        class_rows = class_side(loaded, passage, rows)
+        class_rows = class_side(loaded, passage, rows, walk, unit, model_rows)
+        rule = "first tokens" if unit == "token" else "words (token chains)"
         doc |= {"class": class_rows, "summary": summary(model_rows, class_rows),
-                "smoothing": {"alpha": ALPHA, "rule": "add-1/2 over the first tokens the class named plus one "
-                              "escape bucket spread evenly over the rest of the vocabulary"}}
+                "smoothing": {"alpha": ALPHA, "rule": f"add-1/2 over the {rule} the class named plus one escape "
+                              "bucket spread evenly over the rest of the vocabulary" + (
+                                  "" if unit == "token" else ", (1/(2V))^m for a chain of m tokens")}}
     return doc

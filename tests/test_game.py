@@ -8,6 +8,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import shlex
 import subprocess
 import sys
 
@@ -32,21 +34,30 @@ def side(question):
     return questions.game(question, "course-gpt2")
 
 
-def test_the_walk_starts_after_the_text_and_each_probability_is_transformers(question, side):
+WORDS = [" install", " followed", " by", " the", " name", " of", " the", " package"]  # the passage's, by eye
+
+
+def test_the_walk_is_the_passages_words_and_each_probability_is_transformers_chain(question, side):
+    """Issue 56: the walk is the passage's words (the final "." is punctuation, not walked), numbered 1..n; each
+    word's probability is the product of transformers' softmax over its tokens, one token at a time."""
     from lab.models import load
 
     loaded = load("course-gpt2")
     ids = loaded.tokenizer(question["text"] + question["passage"])["input_ids"]
     start = len(loaded.tokenizer(question["text"])["input_ids"])
-    assert side["positions"] == list(range(start, len(ids)))  # every token of the passage, none of the text
+    assert side["unit"] == "word" and side["positions"] == list(range(1, len(WORDS) + 1))
+    assert [r["token"] for r in side["rows"]] == WORDS
     assert side["model"] == loaded.name
-    assert "".join(side["before"][0]) == loaded.tokenizer.decode(ids[:start])
+    assert side["before"][0] == loaded.tokenizer.decode(ids[:start]) == question["text"]
+    assert side["before"][1] == question["text"] + " install"
     with torch.no_grad():
-        logits = loaded.model(torch.tensor([ids])).logits[0].double()
-    for position, row in zip(side["positions"], side["rows"], strict=True):
-        p = torch.softmax(logits[position - 1], dim=-1)
-        assert row["p"] == pytest.approx(float(p[ids[position]]), rel=1e-4, abs=1e-7)
-        assert row["top"][0]["id"] == int(p.argmax())
+        p = torch.softmax(loaded.model(torch.tensor([ids])).logits[0].double(), dim=-1)
+    for a, row in zip(side["starts"], side["rows"], strict=True):
+        chain = loaded.tokenizer(row["token"])["input_ids"]
+        assert ids[a:a + len(chain)] == chain == row["ids"]
+        want = math.prod(float(p[a + k - 1, t]) for k, t in enumerate(chain))
+        assert row["p"] == pytest.approx(want, rel=1e-4, abs=1e-9)
+        assert row["top"][0]["p"] >= max(c["p"] for c in row["top"])  # the likeliest candidate word first
 
 
 def close(a, b) -> bool:
@@ -60,26 +71,34 @@ def close(a, b) -> bool:
     return a == b
 
 
-def test_the_export_is_what_lab_guess_reads_and_its_summary_is_the_pages(question, side, tmp_path):
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_export_is_what_lab_guess_reads_and_its_summary_is_the_pages(question, side, tmp_path, lang):
+    """The export numbers positions 1..n as the screen does, in the reader's spreadsheet format; the command the page
+    shows beside it (the step's text as --context, its passage as --text) prints the page's summary from it."""
     answers = {1: {"get": 1, "install": 3}, 2: {"the": 1, "followed": 1}, 3: {"=by": 1}}
-    text = questions.game_csv(side["positions"], answers)
-    assert "\r" not in text
-    rows = list(csv.DictReader(io.StringIO(text)))
-    p = [str(n) for n in side["positions"]]
-    assert [(r["position"], r["answer"], r["count"]) for r in rows] == [  # most common first, then by answer
-        (p[0], "install", "3"), (p[0], "get", "1"), (p[1], "followed", "1"), (p[1], "the", "1"), (p[2], "'=by", "1")]
-    passage, answers_file = tmp_path / "passage.txt", tmp_path / "answers.csv"
-    passage.write_text(question["text"] + question["passage"], encoding="utf-8")
-    answers_file.write_text(text.replace("'=by", "=by"), encoding="utf-8")  # the formula guard, undone by hand
-    done = subprocess.run([sys.executable, "-m", "lab", "guess", "--json", "--model", "course-gpt2", "--file",
-                           str(passage), "--answers", str(answers_file)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
+    text = questions.game_csv(side, answers, lang)
+    assert "\r" not in text and text.startswith("\ufeff")
+    sep = ";" if lang == "pt" else ","
+    rows = list(csv.reader(io.StringIO(text[1:]), delimiter=sep))
+    assert rows[0] == (["position", "true_word", "answer", "count"] if lang == "en" else
+                       ["posição", "palavra_verdadeira", "resposta", "contagem"])
+    assert rows[1:] == [  # positions as on the screen (1, 2, 3), most common first, then by answer
+        ["1", "install", "install", "3"], ["1", "install", "get", "1"], ["2", "followed", "followed", "1"],
+        ["2", "followed", "the", "1"], ["3", "by", "'=by", "1"]]
+    answers_file = tmp_path / "answers.csv"
+    answers_file.write_text(text, encoding="utf-8")
+    command = questions.game_command(question, "course-gpt2", str(answers_file))
+    done = subprocess.run(["bash", "-c", command.replace("python", shlex.quote(sys.executable), 1)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     cli = json.loads(done.stdout)
     played = questions.game_play(question, "course-gpt2", answers)
+    assert cli["unit"] == played["unit"] == "word"
     for key in ("class_bits", "model_bits", "agreement", "answers", "positions"):
         assert played["summary"][key] == pytest.approx(cli["summary"][key], rel=1e-9), key
     assert close(json.loads(json.dumps(played["class"])), cli["class"])  # the class's rows, position by position
+    assert [r["position"] for r in cli["positions"]] == side["positions"]
+    assert close(json.loads(json.dumps(side["rows"])), cli["positions"])  # the model's words and candidates too
 
 
 def test_a_position_keeps_its_answers_apart_from_the_steps_and_every_other():
@@ -103,7 +122,9 @@ def test_a_one_token_text_walks_from_its_first_position_and_at_most_walk_positio
     assert len(loaded.tokenizer(q["text"])["input_ids"]) == 1 and len(ids) > questions.WALK + 2
     walked = questions.game(q, loaded)
     assert walked["positions"] == list(range(1, questions.WALK + 1))
-    assert walked["before"][0] == "The" and walked["before"][-1] == loaded.tokenizer.decode(ids[:questions.WALK])
+    assert walked["before"][0] == "The"  # the 20th word (the "," is not a word) is " went", by counting
+    assert walked["before"][-1] == "The cat sat on the mat and the dog sat on the rug, and then the cat and the dog"
+    assert walked["rows"][-1]["token"] == " went"
 
 
 def guess(at, value: str, label: str):
@@ -127,7 +148,16 @@ def test_a_reader_alone_walks_the_passage_and_gets_the_summary(lang, side):
     played = questions.game_play(lessons.named(LESSON).steps[STEP - 1].question, "course-gpt2",
                                  {j: {"the": 1} for j in range(1, len(side["positions"]) + 1)})
     shown = f"{played['summary']['class_bits']:.2f}".replace(".", "," if lang == "pt" else ".")
-    assert metrics["The class, bits per token" if lang == "en" else "A turma, bits por token"] == shown
+    assert metrics["The class, bits per word" if lang == "en" else "A turma, bits por palavra"] == shown
+    model = f"{played['summary']['model_bits']:.2f}".replace(".", "," if lang == "pt" else ".")
+    assert metrics["The model, bits per word" if lang == "en" else "O modelo, bits por palavra"] == model
+    unit = "Each position is a whole word" if lang == "en" else "Cada posição é uma palavra inteira"
+    assert any(c.value.startswith(unit) for c in at.caption)  # the page says which unit is counted
+    (table,) = [d.value for d in at.dataframe if ("model p" if lang == "en" else "p do modelo") in d.value.columns]
+    assert list(table.iloc[:, 0]) == list(range(1, len(side["positions"]) + 1))  # numbered as on the screen
+    column = table["model p" if lang == "en" else "p do modelo"]
+    by_hand = [f"{r['p']:.{max(0, 2 - math.floor(math.log10(r['p'])))}f}".rstrip("0") for r in side["rows"]]
+    assert list(column) == [v.replace(".", "," if lang == "pt" else ".") for v in by_hand]  # the reader's format
 
 
 def test_a_room_plays_a_position_and_the_reveal_moves_every_student_on(side):
@@ -146,3 +176,32 @@ def test_a_room_plays_a_position_and_the_reveal_moves_every_student_on(side):
         assert any(m.value.startswith("**Position 2 of") for m in s.markdown)
         assert any(m.value.startswith("Position 1: the text went on with") for m in s.markdown)
     assert rooms.store().answers(code, questions.walk_key(STEP, 2)) == {}  # position 2's answers start empty
+
+
+def chart_rows(at) -> list[dict]:
+    """Every row of data the page's charts carry (AppTest: each chart's datasets, as Arrow streams)."""
+    import pyarrow as pa
+
+    out = []
+    for c in at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart"):
+        for ds in c.proto.datasets:
+            out.extend(pa.ipc.open_stream(ds.data.data).read_pandas().to_dict("records"))
+    return out
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_right_guess_of_several_tokens_is_drawn_right(lang):
+    """Lesson 07 step 5 (issue 56): the passage's first word is " apt", two course tokens (" a" + "pt"); "apt" is
+    right, scored and drawn: the class's chart marks it as the true word, never as another answer."""
+    lesson = "07-sampling"
+    q = lessons.named(lesson).steps[4].question
+    first = questions.game(q, "course-gpt2")["rows"][0]
+    assert first["token"] == " apt" and len(first["ids"]) == 2
+    at = open_page(None, lesson=lesson, step="5", lang=lang)
+    at = guess(at, "apt", "Check my guess" if lang == "en" else "Conferir meu palpite")
+    assert not at.exception
+    right = "the true word" if lang == "en" else "a palavra verdadeira"
+    drawn = [r for r in chart_rows(at) if r.get("answer") == "apt"]
+    assert drawn and all(r["mark"] == "right" and r["mark_name"] == right for r in drawn), drawn
+    played = questions.game_play(q, "course-gpt2", {1: {"apt": 1}})
+    assert played["class"][0]["right"] == 1 and played["class"][0]["guesses"][0]["right"] is True

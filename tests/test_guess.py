@@ -284,7 +284,8 @@ def test_the_json_holds_both_sides(capsys, tmp_path, gpt2, tiny_model_dirs):
     answers.write_text(f"position,answer,count\n{t},sat,3\n{t},dog,2\n{u},cat,1\n", encoding="utf-8")
     doc = run_json(capsys, "guess", "--json", "--model", str(tiny_model_dirs["gpt2"]), "--text", TEXT,
                    "--answers", str(answers))
-    assert set(doc) == {"model", "vocab", "tokens", "positions", "class", "summary", "smoothing"}
+    assert set(doc) == {"model", "vocab", "tokens", "unit", "positions", "class", "summary", "smoothing"}
+    assert doc["unit"] == "token"  # the default, as before issue 56
     assert doc["positions"] == json.loads(json.dumps(guess.model_positions(passage, gpt2.tokenizer)))
     assert [c["position"] for c in doc["class"]] == [t, u] and doc["summary"]["answers"] == 6
     want = sum(c["bits"] for c in doc["class"]) / 2
@@ -292,7 +293,7 @@ def test_the_json_holds_both_sides(capsys, tmp_path, gpt2, tiny_model_dirs):
     assert doc["summary"]["model_bits"] == pytest.approx((doc["positions"][t - 1]["bits"]
                                                           + doc["positions"][u - 1]["bits"]) / 2)
     plain = run_json(capsys, "guess", "--json", "--model", str(tiny_model_dirs["gpt2"]), "--text", TEXT, "--top", "3")
-    assert set(plain) == {"model", "vocab", "tokens", "positions"} and len(plain["positions"][0]["top"]) == 3
+    assert set(plain) == {"model", "vocab", "tokens", "unit", "positions"} and len(plain["positions"][0]["top"]) == 3
 
 
 def test_the_table(capsys, tmp_path, tiny_model_dirs):
@@ -423,3 +424,116 @@ def test_every_bad_input_case_as_a_passage_and_as_an_answer(tmp_path, tiny_model
     assert "not CSV: field larger than field limit" in refused["long 200k"]  # csv's own limit, 131,072 characters
     assert "the answer is empty" in refused["whitespace"]
     assert "not UTF-8" in refused["lone surrogate"] and "script tag" not in refused
+
+
+# ---------------------------------------------------------------- word units (issue 56): whole words, like with like
+
+CONTEXT = "O Debian é um sistema operacional livre. Para instalar um programa, abra o terminal e digite"
+TWO_WORDS = " apt install"
+
+
+@pytest.fixture(scope="module")
+def course():
+    return load("course-gpt2")
+
+
+def hand_chain(model, context: list[int], chain: list[int]) -> float:
+    """By hand: the product over the chain of softmax(transformers' logits)[token], one token at a time, each
+    given the context and the chain's tokens before it (one forward pass per token, float64)."""
+    p, ids = 1.0, list(context)
+    for token in chain:
+        with torch.no_grad():
+            logits = model(torch.tensor([ids])).logits[0, -1].double()
+        p *= float(torch.softmax(logits, dim=-1)[token])
+        ids.append(token)
+    return p
+
+
+def test_a_two_word_passage_by_hand(course):
+    """Two words after a context on the course model: " apt" is two tokens (" a" + "pt"), " install" one."""
+    tok = course.tokenizer
+    context = tok(CONTEXT)["input_ids"]
+    ids = tok(CONTEXT + TWO_WORDS)["input_ids"]
+    apt, install = tok(" apt")["input_ids"], tok(" install")["input_ids"]
+    assert ids == context + apt + install and len(apt) == 2 and len(install) == 1
+    passage = guess.read_passage(course, CONTEXT + TWO_WORDS)
+    walk = guess.word_walk(passage, tok, len(context))
+    n = len(context)
+    assert walk == [(n, n + 2), (n + 2, n + 3)]  # two positions: the words, not three tokens
+    rows = guess.walk_rows(course, passage, walk, "word")
+    p_apt, p_install = hand_chain(course.model, context, apt), hand_chain(course.model, context + apt, install)
+    assert [r["token"] for r in rows] == [" apt", " install"] and [r["ids"] for r in rows] == [apt, install]
+    assert rows[0]["p"] == pytest.approx(p_apt, rel=1e-4) and rows[1]["p"] == pytest.approx(p_install, rel=1e-4)
+    assert rows[0]["bits"] == pytest.approx(-math.log2(p_apt), abs=1e-3)
+    # the class: "apt" twice and "install" once at word 1, "the" once at word 2 (V = 8,192)
+    table = "position,answer,count\n1,apt,2\n1,install,1\n2,the,1\n"
+    doc = guess.play(course, passage, guess.read_answers(table, 2), unit="word", start=n)
+    one, two = doc["class"]
+    assert one["p"] == pytest.approx(2.5 / (3 + 1.5))  # N = 3, k = 2, c = 2: (2 + 1/2) / (3 + 3/2)
+    the = len(tok(" the")["input_ids"])
+    escape = 0.5 / (1 + 1.0)  # N = 1, k = 1, nobody named " install" (one token): the escape's share ...
+    assert two["p"] == pytest.approx(escape * (1 / (2 * 8192)))  # ... times (1 / 2V)^1
+    assert the == 1 and two["right"] == 0
+    apt_guess = next(g for g in one["guesses"] if g["answer"] == "apt")
+    assert apt_guess["right"] is True and apt_guess["tokens"] == [" a", "pt"]  # right: all its tokens are the word's
+    assert apt_guess["p"] == pytest.approx(p_apt, rel=1e-4)  # its probability is the word's, as the score chains it
+    assert next(g for g in one["guesses"] if g["answer"] == "install")["right"] is False
+    s = doc["summary"]  # bits per word, both sides
+    assert s["class_bits"] == pytest.approx((-math.log2(5 / 9) - math.log2(escape / (2 * 8192))) / 2)
+    assert s["model_bits"] == pytest.approx((-math.log2(p_apt) - math.log2(p_install)) / 2, abs=1e-3)
+    assert doc["unit"] == "word" and [r["position"] for r in doc["positions"]] == [1, 2]
+
+
+def test_the_model_candidates_are_whole_words_completed_greedily(course):
+    """Each candidate word against transformers: its chain's probability is the product of softmaxes; every token
+    after the first is the argmax there; the argmax after it no longer goes on with the word; its first token is among
+    the likeliest first tokens that start a word."""
+    tok = course.tokenizer
+    context = tok(CONTEXT)["input_ids"]
+    passage = guess.read_passage(course, CONTEXT + TWO_WORDS)
+    cands = guess.candidates(course, passage, len(context), 5)
+    assert len(cands) == 5 and len({c["token"] for c in cands}) == 5
+    assert [c["p"] for c in cands] == sorted((c["p"] for c in cands), reverse=True)
+    first = torch.softmax(course.model(torch.tensor([context])).logits[0, -1].double(), dim=-1)
+    starts = [int(i) for i in first.argsort(descending=True)[:40]
+              if tok.decode([int(i)]).startswith(" ") and tok.decode([int(i)])[1:2].isalpha()]
+    for c in cands:
+        chain = c["ids"]
+        assert c["p"] == pytest.approx(hand_chain(course.model, context, chain), rel=1e-4)
+        assert c["token"] == tok.decode(chain) and c["token"].startswith(" ") and c["token"][1:].isalpha()
+        assert chain[0] in starts[:10]
+        for k in range(1, len(chain) + 1):
+            with torch.no_grad():
+                best = int(course.model(torch.tensor([context + chain[:k]])).logits[0, -1].argmax())
+            if k < len(chain):
+                assert best == chain[k]  # greedy
+            else:
+                nxt = tok.decode([best])
+                assert nxt[:1].isspace() or not nxt[:1].isalnum()  # the word ends: a new word or punctuation
+
+
+def test_the_json_in_word_units_from_the_command(capsys, tmp_path, course):
+    """--unit word --context: positions 1..n are the passage's words; a table in Portuguese, as the game exports it."""
+    table = tmp_path / "respostas.csv"
+    table.write_text("\ufeffposição;palavra_verdadeira;resposta;contagem\n1;apt;apt;2\n1;apt;'=apt;1\n2;install;the;1\n",
+                     encoding="utf-8")
+    doc = run_json(capsys, "guess", "--json", "--model", "course-gpt2", "--context", CONTEXT, "--text", TWO_WORDS,
+                   "--answers", str(table))  # no --unit: the true_word column makes it a word walk
+    assert doc["unit"] == "word" and [r["token"] for r in doc["positions"]] == [" apt", " install"]
+    assert doc["class"][0]["answers"] == 3 and doc["class"][0]["right"] == 2  # "'=apt" read back as "=apt"
+    assert set(doc["positions"][0]) >= {"position", "id", "token", "p", "bits", "rank", "top", "ids", "start"}
+    table.write_text("position,true_word,answer,count\n1,install,apt,2\n", encoding="utf-8")
+    assert main(["guess", "--json", "--model", "course-gpt2", "--context", CONTEXT, "--text", TWO_WORDS,
+                 "--answers", str(table)]) == 2
+    assert "true word is 'install' but the passage's is 'apt'" in capsys.readouterr().err
+    table.write_text("position,true_word,answer,count\n1,apt,apt,2\n", encoding="utf-8")
+    assert main(["guess", "--json", "--model", "course-gpt2", "--context", CONTEXT, "--text", TWO_WORDS,
+                 "--unit", "token", "--answers", str(table)]) == 2
+    assert "use --unit word" in capsys.readouterr().err
+
+
+def test_a_word_is_letters_and_digits_and_punctuation_is_not_walked(gpt2):
+    text = "Hello, world! Don't stop: guarda-chuva 42x."
+    passage = guess.read_passage(gpt2, text)
+    words = [guess.word_text(passage, gpt2.tokenizer, a, b) for a, b in guess.word_walk(passage, gpt2.tokenizer)]
+    assert words == [" world", " Don't", " stop", " guarda-chuva", " 42x"]  # "Hello" is token 0: nothing before it

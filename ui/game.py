@@ -1,12 +1,15 @@
 """The guessing game (issue 52): a next-token question with a `passage` walks it position by position, Shannon's
 1951 game played beside the lesson's model. lab/questions.py (game, game_play) and lab/guess.py compute every number.
 
-Per position the class sees the text so far and types the next word or token; on the reveal (the teacher's, or a
-reader alone's own answer) the true token, the class's guesses and the model's top 5 are shown, and the next
-position opens. After the last: the class's cross-entropy in bits per token beside the model's (the class's counts
-read as a probability by lab.guess's add-1/2 rule, stated on the page) and the share of positions where the class's
-most common guess was the model's top 1. In a room each position keeps its answers as its own round, under the room
-step lab.questions.walk_key(k, j); the teacher's export is the file `python -m lab guess --answers` reads.
+Each position is a whole word of the passage (issue 56: people guess words, so the model is scored on the same
+words, the chain of their tokens). Per position the class sees the text so far and types the next word; on the
+reveal (the teacher's, or a reader alone's own answer) the true word, the class's guesses and the model's 5 candidate
+words are shown (ui/draw/game.py), and the next position opens. After the last: the class's cross-entropy in bits
+per word beside the model's (the class's counts read as a probability by lab.guess's add-1/2 rule, stated on the
+page) and the share of positions where the class's most common guess was the model's top 1. In a room each position
+keeps its answers as its own round, under the room step lab.questions.walk_key(k, j); the teacher's export (in the
+reader's spreadsheet format, positions 1..n as on the screen) is the file `python -m lab guess --answers` reads, with
+the command shown beside it.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from lab.models import DEFAULT_OFFLINE
 from ui import messages, rooms
 from ui.cached import questions as cached
 from ui.draw import answers as draw
-from ui.i18n import num, t
+from ui.draw import game as draw_game
+from ui.i18n import lang, num, t
 from viz.format import markdown_literal
 
 ALONE = "_game_alone"  # session: {"lesson:k": {j: the reader's answer}} outside a room
@@ -73,19 +77,26 @@ def block(lesson, k: int, step, model: str, room, below) -> None:
         else:
             _teacher(room[0], room[1], k, j)
     if room is not None and room[1] is not None and shown:
-        st.download_button(t("Answers (CSV, for python -m lab guess)", "Respostas (CSV, para python -m lab guess)"),
-                           questions.game_csv(side["positions"], answers), key="game_csv", mime="text/csv",
-                           file_name=f"{room[0].lower()}-step-{k}-guesses.csv")
+        _export(side, answers, step.question, model, f"{room[0].lower()}-step-{k}-guesses.csv")
     if shown:
         played = cached.game_play(_q(step.question), model, json.dumps(answers, sort_keys=True))
         with below:
-            draw.game(side, played, shown, n)
+            draw_game.game(side, played, shown, n)
+
+
+def _export(side: dict, answers: dict[int, dict[str, int]], question: dict, model: str, name: str) -> None:
+    """The teacher's export (the reader's spreadsheet format, positions as on the screen) and the command that
+    prints the page's summary from it."""
+    st.download_button(t("Answers (CSV, for python -m lab guess)", "Respostas (CSV, para python -m lab guess)"),
+                       questions.game_csv(side, answers, lang()), key="game_csv", mime="text/csv", file_name=name)
+    with st.expander(t("The same summary from the shell", "O mesmo resumo no terminal")):
+        st.code(questions.game_command(question, model, name), language="bash", wrap_lines=True)
 
 
 def _form(name: str, k: int, j: int, code: str | None) -> None:
     """The answer box for position j: a reader alone checks it at once; a student sends it to the room."""
     with st.form("game_form", border=False, enter_to_submit=True, clear_on_submit=True):
-        st.text_input(t("Your guess (the next word or token)", "Seu palpite (a próxima palavra ou token)"), key=VALUE,
+        st.text_input(t("Your guess (the next word)", "Seu palpite (a próxima palavra)"), key=VALUE,
                       max_chars=MAX_ANSWER)
         label = t("Send my guess", "Enviar meu palpite") if code else t("Check my guess", "Conferir meu palpite")
         st.form_submit_button(label, type="primary", on_click=_send, args=(name, k, j, code))

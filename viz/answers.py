@@ -7,10 +7,12 @@ Pure builders: rows from lab.questions.judge in, a DataFrame or an Altair chart 
 
 from __future__ import annotations
 
+import math
+
 import altair as alt
 import pandas as pd
 
-from viz.format import localized
+from viz.format import localized, written
 from viz.tokens import visible
 
 MARKS = ("right", "wrong", "unmarked")
@@ -99,12 +101,34 @@ def estimates_chart(frame: pd.DataFrame, truth: float, names: dict | None = None
     return localized(alt.layer(dots, rule).properties(height=alt.Step(40)), lang)
 
 
-def walk_frame(rows: list[dict], positions: list[int], by: dict[int, dict], columns: tuple[str, ...]) -> pd.DataFrame:
-    """The guessing game's table: per revealed position, the true token, the class's most common guess (its first
-    token), the class's and the model's probability of the true token, the model's top 1 (`columns`: six names)."""
+def probability(p: float | None, lang: str = "en") -> str:
+    """A probability as a reader reads it in a table: three significant digits, never an exponent (0.833, 0.0723,
+    0.00002), below a millionth as "< 0.000001"; a decimal comma in Portuguese; None as —."""
+    if p is None:
+        return "—"
+    if p < 1e-6:
+        return "< " + written("0.000001", lang)
+    digits = max(0, 2 - math.floor(math.log10(p)))
+    text = f"{p:.{digits}f}"
+    return written(text.rstrip("0").rstrip(".") if "." in text else text, lang)
+
+
+def guesses_frame(guesses: list[dict], position: int, others: str = "others") -> pd.DataFrame:
+    """The guessing game's guesses at one position as rounds_frame's rows: each drawn as lab counts it (right when
+    lab.guess says so: in word units, when its tokens are the true word's, however many tokens that is)."""
+    rows = [{"answer": g["answer"], "count": g["count"], "right": bool(g["right"])} for g in guesses]
+    return rounds_frame({position: rows}, others)
+
+
+def walk_frame(rows: list[dict], by: dict[int, dict], columns: tuple[str, ...], lang: str = "en") -> pd.DataFrame:
+    """The guessing game's table: per revealed position (1..n, the rows' own), the true word (or token), the class's
+    most common guess, the class's and the model's probability of the true word, the model's top 1 (`columns`: six
+    names), the probabilities as text in `lang`'s style."""
     out = []
-    for j, (row, position) in enumerate(zip(rows, positions, strict=True), 1):
-        c = by.get(position)
-        out.append([j, visible(row["token"]), " / ".join(visible(m["token"]) for m in c["most_common"]) if c else "—",
-                    c["p"] if c else None, row["p"], visible(row["top"][0]["token"])])
+    for row in rows:
+        c = by.get(row["position"])
+        out.append([row["position"], visible(row["token"]),
+                    " / ".join(visible(m["token"]) for m in c["most_common"]) if c else "—",
+                    probability(c["p"] if c else None, lang), probability(row["p"], lang),
+                    visible(row["top"][0]["token"]) if row["top"] else "—"])
     return pd.DataFrame(out, columns=list(columns))

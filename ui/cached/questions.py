@@ -31,4 +31,5 @@ def game(question_json: str, model_name: str) -> dict:
 def game_play(question_json: str, model_name: str, answers_json: str) -> dict:
     """The class's side of the walk (lab.questions.game_play) for the answers {j: {answer: count}} (JSON text)."""
     answers = {int(j): counts for j, counts in json.loads(answers_json).items()}
-    return questions.game_play(json.loads(question_json), get_model(model_name), answers)
+    return questions.game_play(json.loads(question_json), get_model(model_name), answers,
+                               game(question_json, model_name))  # the model's candidate words, computed once
