@@ -101,3 +101,38 @@ def test_every_page_fits_a_zoomed_projector(app_url, path):
         main = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
         assert main["x"] + main["width"] <= PROJECTOR_ZOOMED[0] + 1
         assert page.locator('[data-testid="stException"]').count() == 0 and page.dialogs == []
+
+
+def test_a_room_taken_back_in_a_second_tab_leaves_the_first_unable_to_move_the_class(app_url):
+    """Issue 56, item 6: the teacher key typed in a second tab takes the room; the first tab says so (its count's
+    tick, every 2 s) and follows the room, and its Next (the clicker's PageDown) no longer moves a student."""
+    from tests.test_browser_lessons import LESSON, TIMEOUT, at_step, start_room
+
+    with chromium() as browser:
+        first = new_page(browser)
+        code = start_room(first, app_url)
+        key = download(first, "Teacher key").decode().split("Teacher key: ")[1].split()[0]
+        student = new_page(browser)
+        student.goto(f"{app_url}/?room={code}")
+        at_step(student, 1)
+        second = new_page(browser)
+        second.goto(f"{app_url}/?lesson={LESSON}&step=1")
+        at_step(second, 1)
+        second.locator(".st-key-lesson-bar button").filter(has_text="More").click()
+        second.locator(".st-key-room_back_code input").fill(code)
+        second.locator(".st-key-room_back_key input").fill(key)
+        second.get_by_role("button", name="Take a room back").click()
+        second.get_by_text(f"Room {code} · 1 following").wait_for(timeout=TIMEOUT)  # the first is no student
+        first.keyboard.press("PageDown")  # before or after its tick: either way the class stays
+        first.get_by_text(f"Room {code} was taken back in another tab").wait_for(timeout=TIMEOUT)
+        first.keyboard.press("PageDown")
+        first.wait_for_timeout(3000)
+        at_step(student, 1)
+        at_step(first, 1)
+        assert first.locator(".st-key-lesson_next button").is_disabled()
+        second.keyboard.press("PageDown")
+        at_step(second, 2)
+        at_step(student, 2)
+        at_step(first, 2)  # the first tab now follows the room
+        for page in (first, second, student):
+            assert page.locator('[data-testid="stException"]').count() == 0 and page.dialogs == []
