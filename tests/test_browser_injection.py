@@ -362,3 +362,20 @@ def test_sampling_html_is_one_line_so_markdown_never_starts():
     assert "\n" not in out and "\r" not in out and ":material/" not in out
     spans = re.findall(r"<span[^>]*>([^<]*)</span>", out)
     assert [html.unescape(t) for t in spans] == [prompt.replace("\r\n", "\n").replace("\r", "\n"), token]
+
+
+def test_an_answer_is_echoed_as_typed(app_url, browser):
+    """Issue 56: a reader's answer read back exactly as typed (it showed `\\<script\\>`: Markdown's escapes inside a
+    code span), and nothing formed from it. Break caught: html.escape removed from ui/draw/answers.echo (the img and
+    its handler appear)."""
+    payload = f"{IMG} {SCRIPT}"
+    page = open_page(browser, app_url, "", '[data-testid="stTextInput"] input', lesson="07-sampling", step="1")
+    page.get_by_label(re.compile("Your answer")).fill(payload)
+    page.get_by_role("button", name="Check my answer").click()
+    page.wait_for_selector(".lab-echo", timeout=120_000)
+    wait_idle(page)
+    assert texts(page, ".lab-echo") == [f"Your answer: {payload}"]
+    assert page.eval_on_selector_all(".lab-echo *", "els => els.map(e => e.tagName + e.children.length)") == ["CODE0"]
+    found = page.evaluate(DOM_CHECK)  # the lesson bar's own key script is a <script> of the app's, with no payload
+    assert found | {"scripts": 0} == CLEAN and page.dialogs == []
+    assert page.eval_on_selector_all("script", "els => els.filter(e => e.textContent.includes('__pwned')).length") == 0
