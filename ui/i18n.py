@@ -4,6 +4,7 @@ import streamlit as st
 
 from lab.models import registry
 from viz.format import number
+from viz.format import signed as viz_signed
 from viz.format import size as viz_size
 
 LANGUAGES = {"en": "English", "pt": "Português (Brasil)"}
@@ -49,6 +50,11 @@ def t(en: str, pt: str) -> str:
 def num(x, decimals: int = 2) -> str:
     """A number as the current UI language writes it (1,024 / 1.024; 2.20 / 2,20); floats with `decimals`."""
     return number(x, lang(), decimals)
+
+
+def signed(x: float, decimals: int = 2) -> str:
+    """A difference with its sign as the current UI language writes it (+0.25 / -0,25; -0.0004, never 0.000)."""
+    return viz_signed(x, lang(), decimals)
 
 
 def size(n: int) -> str:

@@ -27,11 +27,29 @@ def number(x, lang: str = "en", decimals: int = 2) -> str:
     style."""
     if x is None:
         return "—"
-    if isinstance(x, float) and math.isinf(x):  # e.g. the per-word perplexity of a 5,000-letter "word"
+    if not isinstance(x, int) and math.isinf(x):  # e.g. the per-word perplexity of a 5,000-letter "word"
         return "∞" if x > 0 else "−∞"
-    if isinstance(x, float) and round(x, decimals) == 0:
-        x = 0.0  # no "-0.00": a value that rounds to zero is written without a sign (issue 48)
+    if not isinstance(x, int) and round(float(x), decimals) == 0:
+        x = 0.0  # no "-0.00" (numpy's float32 too): a value that rounds to zero is written without a sign (issue 48)
     return written(f"{x:,}" if isinstance(x, int) else f"{x:,.{decimals}f}", lang)
+
+
+SIGNED_MOST = 6  # the most decimals a small difference is written with before it turns to 1e-07 notation
+
+
+def signed(x: float, lang: str = "en", decimals: int = 2) -> str:
+    """A difference with its sign, in `lang`'s style: +0.25 / -0,25, an exact zero as 0.00 with no sign. A difference
+    that is not zero never reads as one: where `decimals` would round it to 0.000 it gets the decimals its first
+    digit needs (-0.0004; past SIGNED_MOST decimals -4e-07), so its sign and its size both stay true."""
+    x = float(x)
+    if x == 0 or math.isnan(x):
+        return number(0.0 if x == 0 else x, lang, decimals)
+    if round(x, decimals) != 0:
+        return ("+" if x > 0 else "") + number(x, lang, decimals)
+    needed = -math.floor(math.log10(abs(x)))  # 0.0004 -> 4: its first digit's place
+    if needed > SIGNED_MOST:
+        return written(f"{x:+.0e}", lang)
+    return written(f"{x:+,.{max(needed, decimals)}f}", lang)
 
 
 def size(n: int, lang: str = "en") -> str:

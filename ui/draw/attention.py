@@ -13,7 +13,7 @@ from lab.models import hub
 from ui import exports, messages, presentation, widgets
 from ui.cached import attention as cached
 from ui.draw.cuts import cut_note as _cut_note
-from ui.i18n import lang, num, t
+from ui.i18n import lang, num, signed, t
 from viz import attention as viz
 
 
@@ -132,7 +132,7 @@ def loss_without_mask(views: dict) -> None:
     if False not in views or views[True]["loss"] is None:
         return
     a, b = views[True]["loss"], views[False]["loss"]
-    delta = ("+" if b >= a else "") + num(b - a, 3)
+    delta = signed(b - a, 3)
     st.metric(t("Next-token loss without the mask (nats)", "Perda do próximo token sem a máscara (nats)"),
               num(b, 3), f"{delta} " + t(f"vs {num(a, 3)} with it", f"vs {num(a, 3)} com ela"),
               delta_color="off")  # neither direction is "better": see the caption
