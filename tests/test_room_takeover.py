@@ -179,3 +179,14 @@ def test_a_wrong_key_says_the_key_is_wrong(lang):
     assert not said(stranger, "Só o professor") and not said(stranger, "Only the teacher")
     teacher.run()
     assert not said(teacher, WORDS[lang]["taken"]) and teacher.session_state["_room_teacher"]["code"] == code
+
+
+def test_the_old_sessions_reveal_reveals_nothing():
+    """A step that asks the class a question: the old screen's Reveal, drawn before it knew, is refused."""
+    old = open_page(None, lesson="07-sampling", step="1", lang="pt")
+    old.button(key="room_start").click().run()
+    code, secret = old.session_state["_room_teacher"]["code"], old.session_state["_room_teacher"]["secret"]
+    take_back("pt", code, rooms.teacher_key(secret))
+    press(old, "Revelar")
+    assert not old.exception and not rooms.store().round_of(code, 1).revealed
+    assert said(old, WORDS["pt"]["taken"]) and not old.session_state["_room_teacher"]
