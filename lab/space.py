@@ -9,12 +9,15 @@ Hub refuses plain files over 10 MB) and the training records the pages read. The
 the Space's variable TORCH_INDEX_URL reaches the build as a build argument (docs/hosting.md, "A Space").
 
 `check(folder)` returns one line per problem: the front matter parses, names `sdk: docker`, and its `app_port` is
-the port the Dockerfile serves; every course model and file the image copies is there. The image built from the
+the port the Dockerfile serves; every course model is whole, and every source each COPY of the folder's Dockerfile
+names is in the folder at the place the COPY names (read from the Dockerfile itself, so a file copied to the wrong
+place fails here, not at the Hub's build). The image built from the
 folder is run and opened in tests/test_container_space.py.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -99,6 +102,50 @@ def front_matter(text: str) -> dict:
     return data
 
 
+def copied(dockerfile_text: str) -> list[str]:
+    """The sources of every COPY and ADD of a Dockerfile from its build context, in order: continuation lines
+    joined, flags (--chown=...) and each line's destination left out, the JSON form read; a COPY --from= another
+    stage or image copies nothing from the folder and is left out."""
+    text = re.sub(r"\\\n", " ", dockerfile_text)
+    sources = []
+    for line in text.splitlines():
+        words = line.strip().split(None, 1)
+        if len(words) < 2 or words[0].upper() not in ("COPY", "ADD"):
+            continue
+        rest = words[1].strip()
+        while rest.startswith("--"):
+            flag, _, rest = rest.partition(" ")
+            if flag.startswith("--from="):
+                rest = ""
+            rest = rest.strip()
+        sources += _arguments(rest)[:-1]
+    return sources
+
+
+def _arguments(rest: str) -> list[str]:
+    """A COPY's arguments: the JSON form ["a", "b", "/dest/"], else words."""
+    if rest.startswith("["):
+        try:
+            parts = json.loads(rest)
+        except ValueError:
+            parts = None
+        if isinstance(parts, list) and all(isinstance(p, str) for p in parts):
+            return parts
+    return rest.split()
+
+
+def copy_problems(folder: Path) -> list[str]:
+    """One line per source a COPY of the folder's Dockerfile names that is not in the folder at that place (the
+    Hub's build would stop there): a file, a folder, or a pattern that matches nothing."""
+    problems = []
+    for source in copied((folder / "Dockerfile").read_text(encoding="utf-8")):
+        pattern = source.strip("/") or "."
+        if pattern == "." or any(folder.glob(pattern)):
+            continue
+        problems.append(f"Dockerfile: COPY {source}: nothing at {pattern} in the folder")
+    return problems
+
+
 def check(folder: Path) -> list[str]:
     """One line per reason the folder is not a Docker Space serving the explorer."""
     try:
@@ -110,7 +157,10 @@ def check(folder: Path) -> list[str]:
     if not served or int(served.group(1)) != meta.get("app_port", PORT):
         problems.append(f"README.md: app_port {meta.get('app_port', PORT)} is not the port the Dockerfile serves "
                         f"({served.group(1) if served else 'none'})")
-    problems += [f"missing {name}" for name in (*FILES, *FOLDERS, RECORDS) if not (folder / name).exists()]
+    missing = [name for name in (*FILES, *FOLDERS, RECORDS) if not (folder / name).exists()]
+    problems += [f"missing {name}" for name in missing]
+    problems += [p for p in copy_problems(folder) if not any(p.endswith(f" nothing at {m} in the folder")
+                                                             for m in missing)]  # named once, as missing
     return problems + model_problems(folder / "models")
 
 

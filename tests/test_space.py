@@ -55,6 +55,38 @@ def test_a_missing_model_or_folder_is_named(folder, tmp_path):
     assert any("course-gpt2-1x64: missing config.json" in p for p in problems) and len(problems) == 2
 
 
+def test_the_training_records_in_the_wrong_place_are_named(folder, tmp_path):
+    """Issue 58: the records copied beside their folder instead of into it. The folder they belong in is still
+    there (empty), but the Dockerfile's COPY docs/course-models-run/*.json finds nothing: the Hub's build would stop."""
+    copy = _broken(folder, tmp_path)
+    records = sorted((copy / space.RECORDS).glob("*.json"))
+    assert records  # the fill and fossils pages read them
+    for record in records:
+        record.rename(copy / "docs" / record.name)
+    assert (copy / space.RECORDS).is_dir()
+    assert space.check(copy) == ["Dockerfile: COPY docs/course-models-run/*.json: nothing at "
+                                 "docs/course-models-run/*.json in the folder"]
+
+
+def test_every_copy_of_the_dockerfile_is_checked(folder, tmp_path):
+    """Each source the Space's Dockerfile copies, read from the file (flags, continuations, JSON form, --from=
+    left out), must be in the folder where the COPY names it."""
+    assert space.copied((folder / "Dockerfile").read_text(encoding="utf-8")) == [
+        "requirements.txt", "deploy/wheelhouse/", "app.py", ".streamlit/", "app_pages/", "assets/", "lab/",
+        "lessons/", "docs/course-models-run/*.json", "models/", "ui/", "viz/"]
+    written = ("COPY --from=base /opt/x /opt/x\nCOPY --chown=1:1 [\"a b.txt\", \"c/\", \"/d/\"]\n"
+               "ADD e \\\n    f/ /g/\n# COPY h /i\nRUN echo COPY j /k\n")
+    assert space.copied(written) == ["a b.txt", "c/", "e", "f/"]
+    copy = _broken(folder, tmp_path)
+    dockerfile = copy / "Dockerfile"
+    dockerfile.write_text(dockerfile.read_text().replace("COPY --chown=app:app viz/ viz/",
+                                                         "COPY --chown=app:app viz/ viz/\nCOPY [\"extra.txt\", \"x\"]"))
+    assert space.check(copy) == ["Dockerfile: COPY extra.txt: nothing at extra.txt in the folder"]
+    (copy / "extra.txt").write_text("x")
+    shutil.rmtree(copy / "deploy" / "wheelhouse")
+    assert space.check(copy) == ["Dockerfile: COPY deploy/wheelhouse/: nothing at deploy/wheelhouse in the folder"]
+
+
 def test_the_front_matter_is_what_the_hub_reads():
     meta = yaml.safe_load(space.readme().split("---\n")[1])
     assert meta == space.FRONT
