@@ -15,7 +15,11 @@ LESSON = "04-heads-and-mask"  # attention (3 steps), causal_mask, code
 
 
 def bar_text(at) -> str:
-    return next(m.value for m in at.markdown if "·" in m.value and ("step" in m.value or "passo" in m.value))
+    """The bar's title and step counter, as written (the counter's span, which keeps it on one line, left out)."""
+    import re
+
+    found = next(m.value for m in at.markdown if "·" in m.value and ("step" in m.value or "passo" in m.value))
+    return re.sub(r'<span class="lesson-step">(.*?)</span>', r"\1", found)
 
 
 def question(at) -> str | None:

@@ -25,6 +25,7 @@ from lab.models import DEFAULT_OFFLINE
 from ui import answers, messages, presentation, rooms, url_state
 from ui.i18n import lang, t
 from ui.model_loader import MODEL_KEY
+from viz.format import markdown_literal
 
 KEY = "_lesson"  # session: {"name", "shown": the step applied in this session (None: apply again)}
 NOTES = "lesson_notes"  # the "presenter notes" toggle
@@ -35,6 +36,17 @@ BAR_CSS = """<style>
 .st-key-lesson-bar [data-testid="stElementContainer"]:has(> [data-testid="stHtml"]:empty) { display: none; }
 .st-key-lesson-bar p.lesson-question { margin: 0; font-size: 1.15rem; }
 .st-key-lesson-bar [data-testid="stButton"] button p { white-space: nowrap; }
+/* the row: each button as wide as its words (never cut to "Próxi…", "M"), the title takes what is left and wraps
+   between words, never inside "step 1 of 5"; a second line for the buttons where one row cannot hold them */
+.st-key-lesson-row [data-testid="stHorizontalBlock"] { flex-wrap: wrap; row-gap: 0.25rem; }
+.st-key-lesson-row [data-testid="stColumn"] { flex: 0 0 auto !important; width: auto !important;
+  min-width: 0 !important; max-width: 100%; }
+.st-key-lesson-row [data-testid="stColumn"]:first-child { flex: 1 1 14rem !important; }
+.st-key-lesson-row [data-testid="stColumn"]:not(:has(button, p, label)) { display: none; }  /* a student's menu */
+.st-key-lesson-row [data-testid="stColumn"]:not(:first-child) :is(p, span, div) { white-space: nowrap; }
+.st-key-lesson-row [data-testid="stColumn"]:not(:first-child) .stMarkdownEllipsis { overflow: visible;
+  text-overflow: clip; }
+.st-key-lesson-row .lesson-step { white-space: nowrap; }
 </style>"""
 KEYS_JS = """<script>
 (() => {
@@ -209,8 +221,10 @@ def bar(lesson: lessons.Lesson, k: int, here: str, below) -> None:
     if NOTICE in st.session_state:
         st.warning(st.session_state.pop(NOTICE))
     student = rooms.is_student()
-    title, prev, nxt, room, more = st.columns([6, 1.3, 1.3, 2.2, 0.9], vertical_alignment="center")
-    title.markdown(f"**{lesson.title[lang()]}** · " + t(f"step {k} of {n}", f"passo {k} de {n}"))
+    with st.container(key="lesson-row"):  # its columns sized by BAR_CSS: each button as wide as its words
+        title, prev, nxt, room, more = st.columns([6, 1.3, 1.3, 2.2, 0.9], vertical_alignment="center")
+    title.markdown(f"**{markdown_literal(lesson.title[lang()])}** · <span class=\"lesson-step\">"
+                   + t(f"step {k} of {n}", f"passo {k} de {n}") + "</span>", unsafe_allow_html=True)
     with room:
         following = rooms.follower_bar(lesson, k) if student else rooms.room_button(lesson, k)
     if not student:
