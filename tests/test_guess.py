@@ -478,6 +478,8 @@ def test_a_two_word_passage_by_hand(course):
     assert apt_guess["right"] is True and apt_guess["tokens"] == [" a", "pt"]  # right: all its tokens are the word's
     assert apt_guess["p"] == pytest.approx(p_apt, rel=1e-4)  # its probability is the word's, as the score chains it
     assert next(g for g in one["guesses"] if g["answer"] == "install")["right"] is False
+    (a,) = guess.class_side(course, passage, [(1, "a", 1)], walk, "word")  # " a" alone: the first token only
+    assert a["right"] == 0 and a["guesses"][0]["right"] is False and a["guesses"][0]["ids"] == apt[:1]
     s = doc["summary"]  # bits per word, both sides
     assert s["class_bits"] == pytest.approx((-math.log2(5 / 9) - math.log2(escape / (2 * 8192))) / 2)
     assert s["model_bits"] == pytest.approx((-math.log2(p_apt) - math.log2(p_install)) / 2, abs=1e-3)
