@@ -129,5 +129,5 @@ def coloured_tokens(tokens: list[dict], prompt: str = "", cursor: bool = False, 
                      f'style="background:{colour(p)};{extra}white-space:pre-wrap;border-radius:3px">'
                      f'{one_line_html(run["text"])}</span>')
     if cursor:
-        spans.append('<span style="color:#94a3b8">▍</span>')
+        spans.append('<span style="color:#64748b">▍</span>')  # 4.8:1 on the page, as the prompt's grey
     return f'<div class="samp-text" style="line-height:1.9;font-size:1.05em">{"".join(spans)}</div>'
