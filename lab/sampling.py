@@ -159,10 +159,7 @@ def steps(model, ids: list[int], max_new_tokens: int, temperature: float, top_k:
     (as generate does) unless stop_at_eos is False. use_cache=False re-reads the whole sequence every step
     (the serving lesson's switch; the tokens are the same).
     """
-    check(temperature, top_k, top_p)
-    _check_run(model, ids, max_new_tokens)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-        raise SamplingError(f"the seed must be a whole number from 0 to 2**64 - 1, not {seed}", "seed", value=seed)
+    check_generation(model, ids, max_new_tokens, temperature, top_k, top_p, seed)
     rng = torch.Generator().manual_seed(seed)  # this call's own random stream
     eos = model.generation_config.eos_token_id if stop_at_eos else None
     eos = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
@@ -177,20 +174,39 @@ def steps(model, ids: list[int], max_new_tokens: int, temperature: float, top_k:
                 past = getattr(out, cache)
             else:
                 out = model(input_ids=seq, **kw)  # the whole sequence again, last logits only
-            logits = out.logits[:, -1].to(torch.float32)  # (1, V)
-            step = record(logits, temperature, top_k, top_p, top)
-            p, log_z = step.pop("p"), step.pop("log_z")
-            if temperature == 0:
-                token = int(logits.argmax(-1))
-            else:
-                token = int(torch.multinomial(p[None], 1, generator=rng))
-            score, best = logits[0, token], step["candidates"]["id"]
-            rank = best.index(token) if token in best else int((logits[0] > score).sum())  # ties aside
-            step.update(id=token, p=float(p[token]), p_raw=math.exp(float(score) - log_z), rank=rank)
+            step = drawn(out.logits[:, -1].to(torch.float32), temperature, top_k, top_p, rng, top)  # (1, V)
         yield step
+        token = step["id"]
         if token in eos:
             return
         seq = torch.cat([seq, torch.tensor([[token]])], dim=-1)
+
+
+def check_generation(model, ids: list[int], max_new_tokens: int, temperature: float, top_k: int, top_p: float,
+                     seed: int) -> None:
+    """SamplingError for anything steps() would refuse: the settings, the model, the prompt's room, the seed."""
+    check(temperature, top_k, top_p)
+    _check_run(model, ids, max_new_tokens)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise SamplingError(f"the seed must be a whole number from 0 to 2**64 - 1, not {seed}", "seed", value=seed)
+
+
+def drawn(logits: torch.Tensor, temperature: float, top_k: int, top_p: float, rng: torch.Generator,
+          top: int = TOP) -> dict:
+    """One generated step from the next-token logits (1, V) float32: record()'s fields without the whole
+    vocabulary, and the token drawn with `rng` (the argmax at temperature 0): id, p (its probability when drawn),
+    p_raw, rank (among the raw candidates, 0 = argmax). steps() and the shared engine (lab.serving.engine) both
+    draw here, so a sequence decoded in a batch draws what it draws alone from the same logits."""
+    step = record(logits, temperature, top_k, top_p, top)
+    p, log_z = step.pop("p"), step.pop("log_z")
+    if temperature == 0:
+        token = int(logits.argmax(-1))
+    else:
+        token = int(torch.multinomial(p[None], 1, generator=rng))
+    score, best = logits[0, token], step["candidates"]["id"]
+    rank = best.index(token) if token in best else int((logits[0] > score).sum())  # ties aside
+    step.update(id=token, p=float(p[token]), p_raw=math.exp(float(score) - log_z), rank=rank)
+    return step
 
 
 def sample(model, tokenizer, prompt: str, max_new_tokens: int, temperature: float, top_k: int, top_p: float,

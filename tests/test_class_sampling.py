@@ -12,11 +12,11 @@ open_page = partial(pages.open_page, "app_pages/sampling.py")
 
 
 def paused_after_the_first_token(monkeypatch):
-    """lab.sampling.steps made to pause the first stream after its first token (so others arrive mid-stream) until
+    """lab.serving.shared.steps (the page's generation, in the model's shared engine) made to pause the first stream after its first token (so others arrive mid-stream) until
     `release` is set; (started, release)."""
-    from lab import sampling
+    from lab.serving import shared
 
-    real, started, release = sampling.steps, threading.Event(), threading.Event()
+    real, started, release = shared.steps, threading.Event(), threading.Event()
 
     def slow(*args, **kwargs):
         for i, step in enumerate(real(*args, **kwargs)):
@@ -25,7 +25,7 @@ def paused_after_the_first_token(monkeypatch):
                 started.set()
                 release.wait(30)
 
-    monkeypatch.setattr(sampling, "steps", slow)
+    monkeypatch.setattr(shared, "steps", slow)
     return started, release
 
 

@@ -68,9 +68,9 @@ def test_moving_a_setting_changes_the_text_and_the_same_seed_gives_it_back(cours
 def test_stop_keeps_what_was_drawn_and_the_session_goes_on(course_standins, monkeypatch, forwards):
     """A run cut short (as a Stop click or leaving the page interrupts it) keeps its partial text when
     Stop caused the rerun; without Stop the page draws the whole text again."""
-    from lab import sampling
+    from lab.serving import shared
 
-    real, cut = sampling.steps, {"after": 3}
+    real, cut = shared.steps, {"after": 3}
 
     def interrupted(*args, **kwargs):
         for i, step in enumerate(real(*args, **kwargs)):
@@ -79,7 +79,7 @@ def test_stop_keeps_what_was_drawn_and_the_session_goes_on(course_standins, monk
                 st.stop()  # the script is interrupted mid-generation
             yield step
 
-    monkeypatch.setattr(sampling, "steps", interrupted)
+    monkeypatch.setattr(shared, "steps", interrupted)
     at = open_page()
     assert len(streamed(at)) == 3
     at.button(key="samp_stop").click().run()
@@ -95,9 +95,9 @@ def test_stop_keeps_what_was_drawn_and_the_session_goes_on(course_standins, monk
 
 
 def test_a_run_cut_without_stop_is_drawn_again(course_standins, monkeypatch):
-    from lab import sampling
+    from lab.serving import shared
 
-    real, cut = sampling.steps, {"after": 2}
+    real, cut = shared.steps, {"after": 2}
 
     def interrupted(*args, **kwargs):
         for i, step in enumerate(real(*args, **kwargs)):
@@ -106,7 +106,7 @@ def test_a_run_cut_without_stop_is_drawn_again(course_standins, monkeypatch):
                 st.stop()
             yield step
 
-    monkeypatch.setattr(sampling, "steps", interrupted)
+    monkeypatch.setattr(shared, "steps", interrupted)
     at = open_page()
     assert len(streamed(at)) == 2
     at.switch_page("app_pages/home.py").run()  # the reader left mid-way, then comes back

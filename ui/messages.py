@@ -361,7 +361,17 @@ TEACHING: dict[tuple[str, str], Words] = {
     **GUESSING,
     **QUESTIONS,
 }
-TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS | TEACHING
+# The shared decoding engine (lab/serving/shared.py): a full queue, one reader's generation failing alone.
+ENGINE: dict[tuple[str, str], Words] = {
+    ("EngineBusy", "busy"): lambda d: (
+        f"The server is busy: {num(d['waiting'])} generations are waiting already. Try again in a moment.",
+        f"O servidor está ocupado: {num(d['waiting'])} gerações já estão esperando. Tente de novo daqui a pouco."),
+    ("GenerationFailed", "failed"): lambda d: (
+        f"This generation failed on the server ({d['error']}); the other readers' go on. Try again.",
+        f"Esta geração falhou no servidor ({d['error']}); as dos outros leitores continuam. Tente de novo."),
+}
+
+TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS | TEACHING | ENGINE
 
 
 def text(e: Exception) -> str:

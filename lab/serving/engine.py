@@ -34,6 +34,7 @@ from collections.abc import Callable
 import torch
 
 from lab import sampling
+from lab.errors import LabError
 
 WAIT_S = 0.02  # how long the static batching worker waits for more jobs once one has arrived
 GREEDY_BELOW = 1e-5  # a temperature below this is greedy (as vLLM does): dividing by it overflows
@@ -59,6 +60,15 @@ class Job:
     cancelled: threading.Event = dataclasses.field(default_factory=threading.Event)
     ignore_eos: bool = False  # keep drawing after end-of-text (load generators ask for exact lengths)
     request_id: str = ""
+    # A page's generation (lab.serving.shared): each step as lab.sampling.steps yields it (its `record_top`
+    # candidates at every stage), drawn by lab.sampling.drawn at the job's exact temperature; emit is not called.
+    on_step: Callable[[dict], bool] | None = None
+    record_top: int = 0
+    ticket: int = -1  # the engine's count of jobs submitted before this one (Engine.ahead)
+
+
+class EngineBusy(LabError):
+    """The engine's queue is full (`reason` "busy", details: waiting, limit): the reader is told to try again."""
 
 
 def scheduler_of(batching) -> str:
@@ -72,27 +82,49 @@ def scheduler_of(batching) -> str:
 class Engine:
     """One worker thread decoding jobs with one of SCHEDULERS, with or without the key-value cache."""
 
-    def __init__(self, model, batching=True, cache: bool = True, max_batch: int = 8):
-        self.model, self.cache, self.max_batch = model, cache, max_batch
+    def __init__(self, model, batching=True, cache: bool = True, max_batch: int = 8, max_waiting: int | None = None):
+        self.model, self.cache, self.max_batch, self.max_waiting = model, cache, max_batch, max_waiting
         self.scheduler = scheduler_of(batching)
         self.batching = self.scheduler != "off"
         self.eos = _eos(model)
         self.jobs: queue.Queue[Job] = queue.Queue()
         self.batches: collections.deque[int] = collections.deque(maxlen=10_000)  # recent batch (or step) sizes
+        self.submitted = self.taken = 0  # jobs put in the queue, and taken from it by the worker (Engine.ahead)
+        self._count = threading.Lock()
         loop = self._continuous if self.scheduler == "continuous" else self._loop
         threading.Thread(target=loop, daemon=True, name="lab-engine").start()
 
     def submit(self, job: Job) -> None:
-        self.jobs.put(job)
+        """Queue a job; EngineBusy when `max_waiting` jobs wait already (a clear refusal, never a hang)."""
+        with self._count:
+            waiting = self.submitted - self.taken
+            if self.max_waiting is not None and waiting >= self.max_waiting:
+                raise EngineBusy(f"the engine is busy: {waiting} requests wait already", "busy", waiting=waiting,
+                                 limit=self.max_waiting)
+            job.ticket, self.submitted = self.submitted, self.submitted + 1
+            self.jobs.put(job)
+
+    def ahead(self, job: Job) -> int | None:
+        """How many jobs wait in the queue before `job`; None once the worker has taken it (its prompt is being read,
+        or it decodes)."""
+        ahead = job.ticket - self.taken
+        return None if ahead < 0 else ahead
+
+    def _take(self, block: bool) -> Job:
+        """The next job from the queue (queue.Empty when not blocking and none waits), counted as taken."""
+        job = self.jobs.get() if block else self.jobs.get_nowait()
+        with self._count:
+            self.taken += 1
+        return job
 
     def _loop(self) -> None:
         while True:
-            batch = [self.jobs.get()]
+            batch = [self._take(True)]
             if self.batching:
                 threading.Event().wait(WAIT_S)
                 while len(batch) < self.max_batch:
                     try:
-                        batch.append(self.jobs.get_nowait())
+                        batch.append(self._take(False))
                     except queue.Empty:
                         break
             batch = [j for j in batch if not _dropped(j)]
@@ -107,8 +139,9 @@ class Engine:
     def _one(self, batch: list[Job]) -> None:
         """A lone job: lab.sampling.steps, the CLI's own loop."""
         j = batch[0]
-        gen = sampling.steps(self.model, j.ids, j.max_tokens, _temperature(j), j.top_k, j.top_p, j.seed,
-                             use_cache=self.cache, stop_at_eos=not j.ignore_eos)
+        gen = sampling.steps(self.model, j.ids, j.max_tokens, j.temperature if j.on_step else _temperature(j), j.top_k,
+                             j.top_p, j.seed, top=j.record_top or sampling.TOP, use_cache=self.cache,
+                             stop_at_eos=not j.ignore_eos)
         n = 0
         for step in gen:
             if j.cancelled.is_set():
@@ -116,7 +149,9 @@ class Engine:
             n += 1
             top = [(i, math.log(p)) for i, p in zip(step["candidates"]["id"], step["candidates"]["p_raw"],
                                                     strict=True)][:j.top_logprobs]
-            if not j.emit(step["id"], math.log(max(step["p_raw"], 1e-45)), top):
+            kept = j.on_step(step) if j.on_step is not None else j.emit(step["id"], math.log(max(step["p_raw"], 1e-45)),
+                                                                         top)
+            if not kept:
                 return j.done("stop")
             if step["id"] in self.eos and not j.ignore_eos:
                 return j.done("stop")
@@ -150,23 +185,31 @@ class Engine:
         """Draw and report one row's token; None once the job is over (done already reported). Whatever breaks
         here fails this job alone."""
         try:
+            if j.on_step is not None:  # a page's generation: lab.sampling's own step, at the job's temperature
+                step = sampling.drawn(logits[None], j.temperature, j.top_k, j.top_p, gen, j.record_top or sampling.TOP)
+                return step["id"] if self._report(j, step["id"], logits, written, step) else None
             token = _draw(logits, _distribution(logits, j), gen)
             return token if self._report(j, token, logits, written) else None
         except Exception as e:  # noqa: BLE001 - this request's own failure: the others go on
             _fail(j, e)
             return None
 
-    def _report(self, j: Job, token: int, logits, written: int) -> bool:
-        """Hand one drawn token to its job; False once the job is over (and done reported)."""
+    def _report(self, j: Job, token: int, logits, written: int, step: dict | None = None) -> bool:
+        """Hand one drawn token (or, to a page's job, its whole step) to its job; False once the job is over (and
+        done reported)."""
         if j.cancelled.is_set():
             j.done("cancelled")
             return False
-        pairs, logprob = [], 0.0
-        if j.logprobs or j.top_logprobs:
-            logp = torch.log_softmax(logits.float(), -1)
-            top = logp.topk(j.top_logprobs)
-            pairs, logprob = list(zip(top.indices.tolist(), top.values.tolist(), strict=True)), float(logp[token])
-        if not j.emit(token, logprob, pairs) or (token in self.eos and not j.ignore_eos):
+        if step is not None:
+            kept = j.on_step(step)
+        else:
+            pairs, logprob = [], 0.0
+            if j.logprobs or j.top_logprobs:
+                logp = torch.log_softmax(logits.float(), -1)
+                top = logp.topk(j.top_logprobs)
+                pairs, logprob = list(zip(top.indices.tolist(), top.values.tolist(), strict=True)), float(logp[token])
+            kept = j.emit(token, logprob, pairs)
+        if not kept or (token in self.eos and not j.ignore_eos):
             j.done("stop")
             return False
         if written >= j.max_tokens:
@@ -195,10 +238,10 @@ class Engine:
         """Join at the next token, leave when done: the running batch changes between any two steps."""
         batch = _Running(self.model, self.cache)
         while True:
-            waiting = [self.jobs.get()] if not batch.rows else []
+            waiting = [self._take(True)] if not batch.rows else []
             while len(batch.rows) + len(waiting) < self.max_batch:
                 try:
-                    waiting.append(self.jobs.get_nowait())
+                    waiting.append(self._take(False))
                 except queue.Empty:
                     break
             for j in waiting:

@@ -15,8 +15,9 @@ from contextlib import closing
 import streamlit as st
 
 from lab import sampling
+from lab.errors import LabError
 from lab.text import readable, token_texts
-from ui import exports, url_state, widgets
+from ui import exports, messages, url_state, widgets
 from ui.cached.sampling import Settings
 from ui.i18n import lang, num, t
 from ui.limits import new_tokens, new_tokens_note
@@ -90,8 +91,37 @@ def stream(m, prompt: str, ids: list[int], s: Settings, box) -> dict:
     for old in list(store)[:-KEEP]:
         del store[old]
     box.markdown(text([], [], prompt, cursor=True), unsafe_allow_html=True)
+    try:
+        _streamed(m, prompt, ids, s, box, result)
+    except LabError as e:  # the engine's queue is full, or this reader's generation failed: the others go on
+        store.pop(key, None)
+        st.warning(messages.text(e))
+        result["stopped"] = True
+    result["runs"] = sampling.runs(m.tokenizer, result["tokens"])
+    result["done"] = True
+    box.markdown(text(result["tokens"], result["runs"], prompt), unsafe_allow_html=True)
+    return result
+
+
+def waiting_words(ahead: int | None) -> str:
+    """What a reader waiting on the shared engine reads: their place in its queue (lab.serving.shared.steps)."""
+    if ahead is None:
+        return t("Reading your prompt…", "Lendo o seu prompt…")
+    if ahead == 0:
+        return t("Yours is the next generation to start…", "A sua é a próxima geração a começar…")
+    return t(f"Waiting: {num(ahead)} other readers' generations start before yours…",
+             f"Esperando: {num(ahead)} gerações de outros leitores começam antes da sua…")
+
+
+def _streamed(m, prompt: str, ids: list[int], s: Settings, box, result: dict) -> None:
+    """Draw the generation into `box` as its steps come (the model runs once per link, in the model's shared engine:
+    ui.runs.sampling); while it waits for the engine, the reader's place in its queue."""
     drawn = 0.0
-    with closing(replay.steps(m, prompt, ids, s)) as steps:  # the model runs once per link (ui.runs.sampling)
+
+    def waiting(ahead: int | None) -> None:
+        box.caption(waiting_words(ahead))
+
+    with closing(replay.steps(m, prompt, ids, s, on_wait=waiting)) as steps:
         for step in steps:
             result["steps"].append(step)
             result["tokens"].append({"id": step["id"], "token": token_texts(m.tokenizer, [step["id"]])[0],
@@ -100,10 +130,6 @@ def stream(m, prompt: str, ids: list[int], s: Settings, box) -> dict:
                 result["runs"] = sampling.runs(m.tokenizer, result["tokens"])
                 box.markdown(text(result["tokens"], result["runs"], prompt, cursor=True), unsafe_allow_html=True)
                 drawn = time.monotonic()
-    result["runs"] = sampling.runs(m.tokenizer, result["tokens"])
-    result["done"] = True
-    box.markdown(text(result["tokens"], result["runs"], prompt), unsafe_allow_html=True)
-    return result
 
 
 def step(result: dict, i: int, top_p: float) -> None:

@@ -13,11 +13,13 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import closing
 
 import streamlit as st
 
 from lab import sampling
+from lab.serving import shared
 from ui.cached.sampling import Settings, generation
 
 _LOCK = threading.Lock()
@@ -32,10 +34,12 @@ def _epoch() -> float:
     return time.monotonic()
 
 
-def steps(m, prompt: str, ids: list[int], s: Settings) -> Iterator[dict]:
+def steps(m, prompt: str, ids: list[int], s: Settings,
+          on_wait: Callable[[int | None], None] | None = None) -> Iterator[dict]:
     """The main generation's steps (candidate texts added), one at a time as they are drawn, for the page to
-    stream; the model runs once per key in this process (the module docstring). Close the iterator when
-    leaving it early, so a leader's followers are handed over at once."""
+    stream; the model runs once per key in this process (the module docstring), in the model's shared engine
+    beside every other reader's generation (lab.serving.shared; `on_wait(n)`: n generations queued before this
+    one, while it waits). Close the iterator when leaving it early, so a leader's followers are handed over at once."""
     key, epoch = (m.name, prompt, s.drawn()), _epoch()
     with _LOCK:
         replay = _DONE.get(key) == epoch
@@ -46,17 +50,19 @@ def steps(m, prompt: str, ids: list[int], s: Settings) -> Iterator[dict]:
     if replay:
         yield from generation(m.name, prompt, s.drawn())["steps"]
     elif lead:
-        yield from _lead(m, prompt, ids, s, key, live, epoch)
+        yield from _lead(m, prompt, ids, s, key, live, epoch, on_wait)
     else:
         yield from _follow(m.name, prompt, s, live)
 
 
-def _lead(m, prompt: str, ids: list[int], s: Settings, key: tuple, live: dict, epoch: float) -> Iterator[dict]:
-    """Generate with lab.sampling, sharing each step with the followers; store the finished steps."""
+def _lead(m, prompt: str, ids: list[int], s: Settings, key: tuple, live: dict, epoch: float,
+          on_wait: Callable[[int | None], None] | None) -> Iterator[dict]:
+    """Generate in the model's shared engine, sharing each step with the followers; store the finished steps."""
     try:
-        for step in sampling.steps(m.model, ids, s.n, s.temperature, s.top_k, s.top_p, s.seed):
-            live["steps"].append(sampling.with_texts(step, m.tokenizer))
-            yield live["steps"][-1]
+        with closing(shared.steps(m.model, ids, s.n, s.temperature, s.top_k, s.top_p, s.seed, on_wait=on_wait)) as gen:
+            for step in gen:
+                live["steps"].append(sampling.with_texts(step, m.tokenizer))
+                yield live["steps"][-1]
         generation(m.name, prompt, s.drawn(), _steps=live["steps"])
         with _LOCK:
             _DONE[key] = epoch
