@@ -1,7 +1,8 @@
 """A lesson on a projector, in a real Chromium at 1280 x 720 (issue 48): every step of every shipped lesson shows the
 view it is about on the first screen in presentation mode, under a bar of about 120 px that keeps the step's
 question in view; a student never sees the teacher's note and opens in the teacher's language; a bare link follows
-the browser's language; a teacher who reloads is told about the room and takes it back."""
+the browser's language; a teacher who reloads is told about the room and takes it back. Once a question's answer is
+revealed, the answer and the class's chart come first on the projector, before the page (issue 56)."""
 
 from __future__ import annotations
 
@@ -228,3 +229,111 @@ def test_the_per_head_table_fits_and_the_bar_cuts_no_label(app_url):
             page.wait_for_selector(".st-key-lesson_next button", timeout=TIMEOUT)
             wait_idle(page, TIMEOUT)
             assert page.evaluate(cut) == [], width
+
+
+# Issue 56, item 2: after the reveal the room's screen shows the answer and the class's chart first (the students'
+# laptops did; the projector had them about 1,260 px down, after the step's view and the page's inputs)
+ANSWERED = [(name, k) for name in lessons.shipped() for k, step in enumerate(lessons.named(name).steps, 1)
+            if step.question and step.question.get("kind")]
+SAID = re.compile(r"^(O valor verdadeiro|O próximo token mais provável|A opção certa|Aqui nenhuma opção|Posição \d+)")
+REVEAL = """() => { const box = document.querySelector('.st-key-lesson-answers'); if (!box) return null;
+  const seen = (e) => { const b = e.getBoundingClientRect();
+    return b.height > 20 && b.width > 20 && getComputedStyle(e).visibility !== 'hidden'
+      ? {top: Math.round(b.top + scrollY), bottom: Math.round(b.bottom + scrollY)} : null; };
+  const said = box.querySelector('[data-testid="stMarkdownContainer"] p');
+  const chart = box.querySelector('[data-testid="stVegaLiteChart"]');
+  const metrics = [...box.querySelectorAll('[data-testid="stMetric"]')].map(seen);
+  return {said: said ? said.innerText.slice(0, 60) : null, said_box: said && seen(said), chart: chart && seen(chart),
+          drawn: !!chart && !!chart.querySelector('canvas, svg'), metrics}; }"""
+
+
+def reveal_steady(page) -> dict:
+    """The reveal's boxes once the run is over and two readings half a second apart agree."""
+    wait_idle(page, TIMEOUT)
+    last = None
+    for _ in range(12):
+        time.sleep(0.5)
+        now = page.evaluate(REVEAL)
+        if now == last and now and now["drawn"]:
+            return now
+        last = now
+    return last
+
+
+def answer_alone(page, question: dict) -> None:
+    """Answer the step's question as a reader alone (the reveal at once): an option, a number, a word."""
+    if question["kind"] == "choice":
+        page.locator('.st-key-lesson-bar [role="radiogroup"] label').first.click()
+    elif questions.walks(question):
+        page.get_by_label(re.compile("Seu palpite")).fill("a")
+    else:
+        page.get_by_label(re.compile("Sua resposta")).fill("20" if question["kind"] == "number" else "o")
+    page.get_by_role("button", name=re.compile("^Conferir")).click()
+
+
+def on_first_screen(m: dict | None, end: bool = False) -> bool:
+    """The answer's sentence whole and the class's chart (at the game's end its bits beside the model's) on the
+    first screen of a 1280 x 720 projector (the chart's first MIN_VISIBLE pixels at least)."""
+    if not m or not m["said"] or not SAID.match(m["said"]) or not m["said_box"] or m["said_box"]["bottom"] > SCREEN[1]:
+        return False
+    if end:  # the last position may have no guess (no class chart): the class's and the model's bits are the end
+        return len(m["metrics"]) >= 2 and all(b and b["bottom"] <= SCREEN[1] for b in m["metrics"][:2])
+    return bool(m["chart"]) and m["chart"]["top"] <= SCREEN[1] - MIN_VISIBLE
+
+
+def test_the_reveal_takes_the_first_screen(app_url):
+    """Every answerable step of every shipped lesson, in Portuguese at 1280 x 720 in presentation mode, answered by a
+    reader alone (the same reveal, drawn in the same place, as the teacher's for the room): the sentence with the
+    answer and the class's chart begin on the first screen, before the page; at the guessing game's end the class's
+    bits beside the model's too. (Before the reveal, and after 'show the page without answering', the view keeps the
+    first screen: test_every_step_shows_its_view_on_the_first_screen.)"""
+    failures = []
+    with chromium() as browser:
+        page = new_page(browser, *SCREEN)
+        for name, k in ANSWERED:
+            lesson = lessons.named(name)
+            step = lesson.steps[k - 1]
+            page.goto(f"{app_url}/?lesson={name}&step={k}&present=1&lang=pt")
+            page.wait_for_function(BAR_DONE, arg=[f"passo {k} de {len(lesson.steps)}", True], timeout=TIMEOUT)
+            wait_idle(page, TIMEOUT)
+            answer_alone(page, step.question)
+            m = reveal_steady(page)
+            print(name, k, step.question["kind"], m)  # the record
+            if not on_first_screen(m):
+                failures.append((name, k, m))
+            if questions.walks(step.question):  # the rest of the game left: every position revealed, the page shown
+                page.get_by_role("button", name="Mostrar a página sem jogar").click()
+                page.wait_for_function(DRAWN, arg=[step.shows, SHOWN], timeout=TIMEOUT)
+                m = reveal_steady(page)
+                print(name, k, "the game's end", m)
+                if not on_first_screen(m, end=True):
+                    failures.append((name, k, "the game's end", m))
+        assert not page.locator('[data-testid="stException"]').count() and not page.dialogs
+    assert not failures, failures
+
+
+def test_the_rooms_reveal_takes_the_teachers_first_screen(app_url):
+    """The projector in a room: a Portuguese teacher in presentation mode, one student answers, the teacher reveals;
+    the teacher's screen shows the true value and the class's chart first (before the reveal it showed neither the
+    page nor the answer)."""
+    name, k = "01-tokens-and-embeddings", 3  # a number: GPT-2's tokens of a Portuguese sentence
+    with chromium() as browser:
+        teacher = new_page(browser, *SCREEN)
+        teacher.goto(f"{app_url}/?lesson={name}&step={k}&present=1&lang=pt")
+        bar_shows(teacher, "passo 3 de")
+        press(teacher, "room_start")
+        teacher.wait_for_selector(".st-key-room-panel img", timeout=TIMEOUT)
+        link = teacher.locator(".st-key-room-panel a").first.get_attribute("href")
+        student = browser.new_context().new_page()
+        student.goto(link)
+        student.get_by_label(re.compile("Sua resposta")).fill("20")
+        student.get_by_role("button", name="Enviar minha resposta").click()
+        teacher.get_by_text("1 respondeu").wait_for(timeout=TIMEOUT)
+        teacher.wait_for_selector(".st-key-room-panel", state="detached", timeout=TIMEOUT)  # folded: one follows
+        wait_idle(teacher, TIMEOUT)
+        assert teacher.evaluate(REVEAL) is None  # nothing revealed yet
+        teacher.get_by_role("button", name="Revelar").click()
+        teacher.get_by_text("O valor verdadeiro").wait_for(timeout=TIMEOUT)
+        m = reveal_steady(teacher)
+        print(m)  # the record
+        assert on_first_screen(m), m

@@ -20,9 +20,10 @@ from collections.abc import Iterator
 
 import streamlit as st
 
-from lab import lessons
+from lab import lessons, questions
+from lab import rooms as store_of
 from lab.models import DEFAULT_OFFLINE
-from ui import answers, messages, presentation, rooms, url_state
+from ui import answers, game, messages, presentation, rooms, url_state
 from ui.i18n import lang, t
 from ui.model_loader import MODEL_KEY
 from viz.format import markdown_literal
@@ -180,7 +181,7 @@ def presenting(nav) -> Iterator[bool]:
         return
     withheld = answers.veil(*shown)  # a question's answer not revealed yet: the page waits (ui/answers.py)
     box = st.container(key="lesson-bar")
-    below = st.container(key="lesson-answers")  # a question's reveal: under the bar; on a projector, after the view
+    below = st.container(key="lesson-answers")  # a question's reveal: under the bar (on a projector, see _first)
     try:
         yield withheld
     finally:
@@ -242,7 +243,8 @@ def bar(lesson: lessons.Lesson, k: int, here: str, below) -> None:
         st.caption(t("Teacher's note: ", "Nota para o professor: ") + step.note[lang()])
     if not student:
         rooms.teacher_panel(lesson, k)
-    st.html(KEYS_JS + BAR_CSS + (_first(step.shows) if presentation.on() else ""), unsafe_allow_javascript=True)
+    first = _first(step.shows, _revealed(lesson, k, step)) if presentation.on() else ""
+    st.html(KEYS_JS + BAR_CSS + first, unsafe_allow_javascript=True)
 
 
 def _menu() -> None:
@@ -256,14 +258,40 @@ def _menu() -> None:
         rooms.key_form()  # a teacher taking a room back with its key (ui/rooms.py)
 
 
-def _first(view: str) -> str:
+def _revealed(lesson: lessons.Lesson, k: int, step) -> bool:
+    """Whether this screen shows the class's reveal of the step's question: the teacher revealed the round (or the
+    game's first position), or a reader alone answered (or guessed). Not when a reader alone chose to see the page
+    without answering: the page is what they asked for."""
+    if not (step.question and questions.answerable(step)):
+        return False
+    walks = questions.walks(step.question)
+    room = rooms.answering(lesson.name)
+    if room is not None:
+        try:
+            return store_of.store().round_of(room[0], questions.walk_key(k, 1) if walks else k).revealed
+        except store_of.RoomError:  # the store does not answer now: the bar says so; the view keeps its place
+            return False
+    mine = st.session_state.get(game.ALONE if walks else answers.ALONE, {}).get(f"{lesson.name}:{k}")
+    if walks:
+        return any(a is not None for a in (mine or {}).values())
+    return mine is not None
+
+
+def _first(view: str, revealed: bool = False) -> str:
     """On a projector: the bar, the page's title, then the step's view (each of its containers ordered first in its
-    own block), then the rest of the page (its inputs and prose) below it. The reading order in the page stays the
-    same for a screen reader and the keyboard; only where it is drawn changes."""
+    own block), then the rest of the page (its inputs and prose) below it; once the class's answer is revealed
+    (`revealed`), the reveal (the answer, the class's chart; at the game's end the class's bits beside the model's
+    first) between the bar and the title, so that the room sees the result on its first screen as the students'
+    laptops do. Before the reveal, and for a reader who skipped the question, the view keeps the first screen. The
+    reading order in the page stays the same for a screen reader and the keyboard; only where it is drawn changes."""
     target = f".st-key-{presentation.VIEW_PREFIX}-{view}"
     main = '[data-testid="stMain"]'
+    end = '.st-key-lesson-answers [data-testid="stLayoutWrapper"]:has([data-testid="stMetric"])'  # the game's end
+    answers_first = f"""{main} [data-testid="stLayoutWrapper"]:has(> .st-key-lesson-answers) {{ order: -3; }}
+{end}, {end} + [data-testid="stElementContainer"] {{ order: -1; }}""" if revealed else ""
     return f"""<style>
-{main} [data-testid="stLayoutWrapper"]:has(> .st-key-lesson-bar) {{ order: -3; }}
+{main} [data-testid="stLayoutWrapper"]:has(> .st-key-lesson-bar) {{ order: -4; }}
+{answers_first}
 {main} [data-testid="stMainBlockContainer"] > div > [data-testid="stElementContainer"]:has(h1) {{ order: -2; }}
 {main} *:has({target}), {main} {target} {{ order: -1; }}
 .stApp h1 {{ font-size: 2.2rem; padding-top: 0; }}
