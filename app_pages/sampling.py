@@ -68,11 +68,15 @@ with presentation.view("distribution"):
 
 with presentation.view("compare"):
     st.subheader(t("Compare", "Compare"))
-    views = {"pair": t("Two settings side by side", "Duas configurações lado a lado"),
+    views = {"none": t("Nothing yet", "Nada ainda"),  # a comparison is generated when the reader opens it
+             "pair": t("Two settings side by side", "Duas configurações lado a lado"),
              "seeds": t("Same settings, five seeds", "Mesmas configurações, cinco sementes")}
-    view = widgets.Choice("samp_compare", t("Compare", "Comparar"), views, "pair", kind="radio", horizontal=True,
+    view = widgets.Choice("samp_compare", t("Compare", "Comparar"), views, "none", kind="radio", horizontal=True,
                           label_visibility="collapsed", format_func=views.get).draw()
-    if view == "pair":
+    if view == "none":
+        st.caption(t("Pick a comparison: it is generated when you open it.",
+                     "Escolha uma comparação: ela é gerada quando você a abre."))
+    elif view == "pair":
         left, right = presentation.stacking("pair").columns(2)
         left.markdown(t("**A**: the settings above", "**A**: as configurações acima"))
         left.markdown(draw.text(result["tokens"], result["runs"], prompt), unsafe_allow_html=True)

@@ -6,6 +6,12 @@ server's resident memory after that crowd's pages (lab/benchmarks/container.py).
 
     python bench_pages/class_play.py '{"sizes": [1, 30, 60], "pages": ["home", ...], "flags": [], "within": 3.0,
                                        "timeout": 180}'
+
+With "own": true, the pages of OWN_TEXT are opened by readers who each type their own text ("PAGE|own|N": nothing
+cached for anyone; the sampling page's summary adds the time to each reader's first generated token); "model" puts
+?model= in every link, "gpt2_cache" (a folder) serves GPT-2 small's shapes under the name gpt2 from a Hugging Face
+cache made there (bench_pages/gpt2_cache.py), and "env" adds to the server's environment (LAB_ENGINE_OFF=1: the
+shared engine off, the comparison).
 """
 
 import json
@@ -17,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import psutil  # noqa: E402
 
+from bench_pages import gpt2_cache  # noqa: E402
 from bench_pages.readers import app_server, arrive  # noqa: E402
 from lab.testing import container  # noqa: E402
 from lab.testing.browser import free_port, served  # noqa: E402
@@ -38,7 +45,37 @@ def summary(readings, cpu_s: float | None = None, within: float = 0.0) -> dict:
             "finished": sum(r.finished for r in readings), "errors": sum(r.exceptions > 0 for r in readings),
             "statuses": sorted({r.status for r in readings if not r.finished}),
             "kb_per_reader": round(percentile([r.received for r in readings], 50) / 1000, 1),
-            "server_cpu_ms_per_run": None if cpu_s is None else round(cpu_s * 1000 / len(readings), 1)}
+            "server_cpu_ms_per_run": None if cpu_s is None else round(cpu_s * 1000 / len(readings), 1),
+            **_first(readings)}
+
+
+def _first(readings) -> dict:
+    """Time to each reader's first generated token (the sampling page; own-text crowds): p50 / p95 / max, or {}."""
+    firsts = [r.first_s for r in readings if r.first_s is not None]
+    if not firsts:
+        return {}
+    return {"first_token_p50_s": round(percentile(firsts, 50), 4),
+            "first_token_p95_s": round(percentile(firsts, 95), 4), "first_token_max_s": round(max(firsts), 4),
+            "first_token_seen": len(firsts)}
+
+
+# Each reader's own text (issue 57): the page's text parameter, and a sentence no two readers share. The words vary
+# with the reader's number so nothing is cached for anyone, and the lengths stay close to what a student types.
+OWN_TEXT = {"sampling": "samp_prompt", "attention": "attn_text", "logit_lens": "lens_text"}
+SUBJECTS = ["The package manager", "My teacher", "The old computer", "A small program", "The Debian archive",
+            "O professor", "A biblioteca", "Um estudante"]
+MARK = 'class="samp-tok'  # the sampling page's first generated token (viz.sampling.coloured_tokens)
+
+
+def own_query(page: str, model: str | None) -> object:
+    """Reader i's query string for its own text on `page` (with ?model= when the plan names one)."""
+    from urllib.parse import urlencode
+
+    def query(i: int) -> str:
+        text = f"{SUBJECTS[i % len(SUBJECTS)]} number {i + 1} said that"
+        return urlencode({OWN_TEXT[page]: text} | ({"model": model} if model else {}))
+
+    return query
 
 
 def cpu_seconds(url) -> float | None:
@@ -66,11 +103,14 @@ def server(plan: dict):
     rooms on nothing: the readers only read); or a fresh container of plan["image"] limited as the plan says."""
     if plan.get("image"):
         return container.container(plan["image"], cpus=plan.get("cpus"), memory=plan.get("memory"))
+    env = {"HF_HUB_OFFLINE": "1"} | plan.get("env", {})
+    if plan.get("gpt2_cache"):  # GPT-2 small's shapes under the name gpt2, prefetched as a reader's machine does
+        env["HF_HOME"] = str(gpt2_cache.prepared(Path(plan["gpt2_cache"])))
     if plan.get("replicas"):
         port = free_port()
         cmd = [sys.executable, "-m", "lab", "replicas", "--replicas", str(plan["replicas"]), "--port", str(port)]
-        return served(cmd, port, 180, env={"HF_HUB_OFFLINE": "1"})
-    return app_server("app.py", *plan["flags"], env={"HF_HUB_OFFLINE": "1"})
+        return served(cmd, port, 180, env=env)
+    return app_server("app.py", *plan["flags"], env=env)
 
 
 def resident_mb(name: str) -> float:
@@ -86,10 +126,15 @@ def main(plan: dict) -> dict:
         with server(plan) as url:
             for page in plan["pages"]:
                 path = "" if page == "home" else page
-                for temperature in ("cold", "warm"):
+                own = plan.get("own") and page in OWN_TEXT
+                query = own_query(page, plan.get("model")) if own else (f"model={plan['model']}" if plan.get("model")
+                                                                         else "")
+                if own:  # the model loaded and the page's code warm, as for a class that first opened the link
+                    arrive(url, 1, 0, path, own_query(page, plan.get("model"))(-1), timeout=plan["timeout"])
+                for temperature in ("own",) if own else ("cold", "warm"):
                     within = WINDOWS.get(n, plan["within"]) if n > 1 else 0
                     before = cpu_seconds(url)
-                    readings = arrive(url, n, within, path, timeout=plan["timeout"])
+                    readings = arrive(url, n, within, path, query, timeout=plan["timeout"], mark=MARK)
                     after = cpu_seconds(url)
                     cpu = None if before is None else after - before
                     results[f"{page}|{temperature}|{n}"] = summary(readings, cpu, within)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +47,7 @@ class Reading:
     script_run_id: str = ""
     texts: tuple[str, ...] = ()  # the markdown bodies the run drew (st.write / st.markdown / st.caption)
     received: int = 0  # bytes of ForwardMsgs the reader received until its run finished (the page's payload)
+    first_s: float | None = None  # connect -> the first markdown body holding read_async's `mark` (a first token)
 
 
 def _rerun_message(page: str, query: str, url: str) -> bytes:
@@ -90,16 +91,18 @@ def _record(fwd, seen: dict) -> str | None:
 
 
 async def read_async(url: str, page: str = "", query: str = "", timeout: float = 120,
-                     linger: float = 0.0) -> Reading:
+                     linger: float = 0.0, mark: str = "") -> Reading:
     """One reader opens `url`/`page`?`query` and waits for its run to finish (FINISHED_EARLY_FOR_RERUN runs
-    are followed to the run that finishes). `linger` seconds are then spent listening (session events)."""
+    are followed to the run that finishes). `linger` seconds are then spent listening (session events). `mark`:
+    the time the first markdown body holding it arrived is the reading's first_s (the sampling page's first
+    generated token: 'class="samp-tok')."""
     from websockets.asyncio.client import connect
 
     from ui.streamlit_internals import ForwardMsg
 
     ws_url = url.replace("http", "ws", 1).rstrip("/") + "/_stcore/stream"
     seen = {"deltas": 0, "exceptions": 0, "run_id": "", "events": [], "texts": [], "bytes": 0}
-    status, t0 = "timeout", time.perf_counter()
+    status, t0, first = "timeout", time.perf_counter(), None
     page_url = f"{url.rstrip('/')}/{page}" + (f"?{query}" if query else "")
     try:
         async with asyncio.timeout(timeout), connect(ws_url, subprotocols=["streamlit"], max_size=None,
@@ -110,6 +113,8 @@ async def read_async(url: str, page: str = "", query: str = "", timeout: float =
                 fwd = ForwardMsg()
                 fwd.ParseFromString(data)
                 got = _record(fwd, seen)
+                if mark and first is None and seen["texts"] and mark in seen["texts"][-1]:
+                    first = time.perf_counter() - t0
                 if got is not None:
                     status = got
                     if got != "FINISHED_EARLY_FOR_RERUN":
@@ -122,7 +127,8 @@ async def read_async(url: str, page: str = "", query: str = "", timeout: float =
     except Exception as e:  # noqa: BLE001  (a dropped connection is a result here, not a crash)
         seconds, status = time.perf_counter() - t0, f"closed: {type(e).__name__}: {e}"[:200]
     return Reading(page, seconds, status == FINISHED, status, seen["exceptions"], seen["deltas"],
-                   tuple(seen["events"]), seen["run_id"], tuple(seen["texts"]), seen["bytes"])
+                   tuple(seen["events"]), seen["run_id"], tuple(seen["texts"]), seen["bytes"],
+                   None if first is None else round(first, 4))
 
 
 async def _listen(ws, seconds: float, seen: dict) -> None:
@@ -144,20 +150,22 @@ def read(url: str, page: str = "", query: str = "", timeout: float = 120, linger
     return asyncio.run(read_async(url, page, query, timeout, linger))
 
 
-async def arrive_async(url: str, n: int, within: float, page: str = "", query: str = "",
-                       timeout: float = 120) -> list[Reading]:
-    """`n` readers of one link arriving evenly over `within` seconds (all at once when 0); their readings."""
+async def arrive_async(url: str, n: int, within: float, page: str = "", query: str | Callable[[int], str] = "",
+                       timeout: float = 120, mark: str = "") -> list[Reading]:
+    """`n` readers of one link arriving evenly over `within` seconds (all at once when 0); their readings. `query`
+    may be a function of the reader's number (0..n-1): each reader then opens its own link (its own text)."""
 
     async def one(i: int) -> Reading:
         await asyncio.sleep(within * i / max(n - 1, 1) if n > 1 else 0)
-        return await read_async(url, page, query, timeout)
+        return await read_async(url, page, query(i) if callable(query) else query, timeout, mark=mark)
 
     return list(await asyncio.gather(*(one(i) for i in range(n))))
 
 
-def arrive(url: str, n: int, within: float, page: str = "", query: str = "", timeout: float = 120) -> list[Reading]:
+def arrive(url: str, n: int, within: float, page: str = "", query: str | Callable[[int], str] = "",
+           timeout: float = 120, mark: str = "") -> list[Reading]:
     """arrive_async, from synchronous code."""
-    return asyncio.run(arrive_async(url, n, within, page, query, timeout))
+    return asyncio.run(arrive_async(url, n, within, page, query, timeout, mark))
 
 
 def app_command(port: int, script: str = "app.py", *flags: str) -> list[str]:

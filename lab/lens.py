@@ -10,9 +10,9 @@ Face's GPT2Model returns the last entry with `ln_f` already applied and the earl
 distribution (the tests check both). GPT-1 (post-LN blocks) has no final norm: its lens is the
 unembedding alone.
 
-Layer by layer, only the top-k of each cell and the rank and probability of a target token per
-position are kept: layers x positions x vocabulary probabilities (13 x 128 x 50,257 floats is
-334 MB for GPT-2 small) never exist at once; logits for one layer and at most CHUNK positions do.
+Only the top-k of each cell and the rank and probability of a target token per position are kept: layers x
+positions x vocabulary probabilities (13 x 128 x 50,257 floats is 334 MB for GPT-2 small) never exist at once;
+logits for at most ROWS (layer, position) rows do, every layer's rows read out together.
 
 The forward pass passes no mask or flag that would touch the model: it is shared and never changed.
 """
@@ -26,7 +26,10 @@ from lab.models import context_of, require_decoder
 from lab.text import check_fits, readable_texts, token_texts
 
 LENS_TYPES = ("gpt2", "openai-gpt")  # decoders whose head we know how to apply (final norm or none)
-CHUNK = 256  # positions read out at once: GPT-2's 1,024 tokens x 50,257 logits would be 206 MB per layer
+# Rows (a layer's position) read out by one unembedding: every layer's rows go through it together, so its
+# 50,257 x 768 weights are read once per ROWS rows instead of once per layer (13 times for a short text); 512 rows of
+# 50,257 logits are 103 MB.
+ROWS = 512
 EMBEDDINGS = "embeddings"  # the name of floor 0 (before any block) in every table, chart and CLI line
 # The page's default text per UI language: an unfinished sentence whose next word forms up the floors of the
 # course model (course-gpt2, 4 blocks): the final answer is not there after the embeddings, first reaches rank 1
@@ -71,6 +74,17 @@ def layer_logits(model, hidden, last: bool):
     with torch.inference_mode():
         h = hidden[0] if last or norm is None else norm(hidden[0])  # (T, C)
         return model.get_output_embeddings()(h).float()  # (T, V)
+
+
+def _normed_rows(model, hs: tuple):
+    """Every layer's hidden states as rows ((L+1) * T, C) ready for the unembedding: the last layer's first (it
+    names the default targets), then layers 0..L-1 through the final norm (GPT-1: none). One matrix, so the
+    unembedding reads its weights once per ROWS rows, not once per layer."""
+    import torch
+
+    norm, n_layer = final_norm(model), len(hs) - 1
+    rest = [hs[layer][0] if norm is None else norm(hs[layer][0]) for layer in range(n_layer)]
+    return torch.cat([hs[n_layer][0], *rest])
 
 
 def check_position(position: int, n: int) -> int:
@@ -118,21 +132,24 @@ def lens(model, ids: list[int], top: int = 5, target: int | None = None) -> dict
     top_p = np.empty((n_layer + 1, t, top), np.float32)
     rank = np.empty((n_layer + 1, t), np.int64)
     p = np.empty((n_layer + 1, t), np.float32)
-    targets = torch.full((t,), -1 if target is None else target)  # (T,): filled by the last layer if -1
-    for layer in (n_layer, *range(n_layer)):  # the last first: it names the default targets
-        for lo in range(0, t, CHUNK):  # at most CHUNK positions x V logits at once
-            rows = slice(lo, lo + CHUNK)
-            with torch.inference_mode():
-                logits = layer_logits(model, hs[layer][:, rows], last=layer == n_layer)  # (t, V)
-                norm = torch.logsumexp(logits, -1, keepdim=True)  # (t, 1): p = exp(logit - norm)
-                values, indices = logits.topk(top, -1)  # (t, k), by logit = by probability
-                if target is None and layer == n_layer:
-                    targets[rows] = indices[:, 0]  # the model's own prediction
-                hit = logits.gather(1, targets[rows, None])  # (t, 1): the target's logit
-                rank[layer, rows] = ((logits > hit).sum(-1) + 1).numpy()
-                p[layer, rows] = (hit - norm).exp()[:, 0].numpy()
-                top_ids[layer, rows] = indices.numpy()
-                top_p[layer, rows] = (values - norm).exp().numpy()
+    with torch.inference_mode():
+        rows = _normed_rows(model, hs)  # ((L+1) * T, C): the last layer's rows first, then layers 0..L-1
+        targets = torch.full((t,), -1 if target is None else target)  # (T,): filled by the last layer if -1
+        order = [n_layer, *range(n_layer)]
+        for lo in range(0, rows.shape[0], ROWS):  # at most ROWS rows x V logits at once, one pass over the matrix
+            logits = model.get_output_embeddings()(rows[lo:lo + ROWS]).float()  # (r, V)
+            norm = torch.logsumexp(logits, -1, keepdim=True)  # (r, 1): p = exp(logit - norm)
+            values, indices = logits.topk(top, -1)  # (r, k), by logit = by probability
+            at = torch.arange(lo, lo + logits.shape[0])
+            layers, positions = torch.tensor(order)[at // t], at % t
+            if target is None and lo < t:  # the last layer's rows: the model's own predictions
+                last = positions[layers == n_layer]
+                targets[last] = indices[: len(last), 0]
+            hit = logits.gather(1, targets[positions, None])  # (r, 1): the target's logit
+            rank[layers, positions] = ((logits > hit).sum(-1) + 1).numpy()
+            p[layers, positions] = (hit - norm).exp()[:, 0].numpy()
+            top_ids[layers, positions] = indices.numpy()
+            top_p[layers, positions] = (values - norm).exp().numpy()
             del logits
     return {"n_layer": n_layer, "top_ids": top_ids, "top_p": top_p, "targets": targets.numpy().astype(np.int64),
             "rank": rank, "p": p}

@@ -193,7 +193,7 @@ def test_sampling_prompt_and_generated_text_stay_text(app_url, browser, course):
     assert any("</" in t for t in generated), f"course-gpt2 changed: {generated} holds no '</', pick another prompt"
     # A shared link carries the prompt (typing a prompt this long here would also reset "New tokens" to 1).
     page = open_page(browser, app_url, "sampling", ".samp-text .samp-tok", samp_prompt=SAMPLING_PROMPT,
-                     samp_temperature="0", samp_n=str(NEW))
+                     samp_temperature="0", samp_n=str(NEW), samp_compare="pair")
     stream = ".st-key-samp_stream .samp-text"
     until(page, lambda: page.locator(".samp-text").count() == 3, "the stream, A and B")
     assert_clean(page)

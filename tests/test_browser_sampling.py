@@ -131,7 +131,7 @@ def test_generated_portuguese_reads_whole_in_the_browser(tiny_hub_app):
     course = load("course-gpt2")
     with chromium() as browser:
         page = new_page(browser, height=2300)
-        page.goto(f"{tiny_hub_app}/sampling?lang=pt&model=course-gpt2&samp_seed=0")
+        page.goto(f"{tiny_hub_app}/sampling?lang=pt&model=course-gpt2&samp_seed=0&samp_compare=pair")
         page.wait_for_selector(f"{TEXT} .samp-tok", timeout=120_000)
         wait_idle(page)
         page.wait_for_function("document.querySelectorAll('.samp-text').length === 3", timeout=60_000)

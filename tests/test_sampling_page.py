@@ -37,8 +37,9 @@ def test_page_streams_generates_text_and_views_cost_no_forward_pass(course_stand
     at = open_page()
     assert at.title[0].value == "Sampling"
     s = {k: at.session_state[f"samp_{k}"] for k in ("temperature", "top_k", "top_p", "seed", "n")}
-    # n passes for the stream (the prompt once, then one token at a time: key-value cache), n for B
-    assert forwards["n"] == 2 * s["n"]
+    # n passes for the stream (the prompt once, then one token at a time: key-value cache); comparison B is
+    # generated only when its view is opened (issue 57: work a view needs only when it is opened)
+    assert forwards["n"] == s["n"] and at.radio(key="samp_compare").value == "none"
     passes = forwards["n"]
     assert streamed(at) == generate_ids(tiny_model_dirs["gpt2"], PROMPTS["en"], s["n"], s["temperature"],
                                         s["top_k"], s["top_p"], s["seed"])
@@ -114,9 +115,14 @@ def test_a_run_cut_without_stop_is_drawn_again(course_standins, monkeypatch):
     assert not at.exception and len(streamed(at)) == at.session_state["samp_n"]
 
 
-def test_comparisons_side_by_side_and_five_seeds(course_standins):
+def test_comparisons_side_by_side_and_five_seeds(course_standins, forwards):
     at = open_page()
-    assert at.radio(key="samp_compare").value == "pair"
+    assert at.radio(key="samp_compare").value == "none"  # nothing compared (nor generated) until it is opened
+    assert len([md for md in at.markdown if 'class="samp-text"' in md.value]) == 1 and "samp_b_temperature" not in \
+        at.session_state
+    n, passes = at.session_state["samp_n"], forwards["n"]
+    at.radio(key="samp_compare").set_value("pair").run()
+    assert forwards["n"] == passes + n  # B, generated now (greedy: n passes)
     assert at.session_state["samp_b_temperature"] == 0.0  # B starts greedy
     html = [md.value for md in at.markdown if 'class="samp-text"' in md.value]
     assert len(html) == 3  # the stream, A and B
@@ -220,7 +226,7 @@ def test_generated_portuguese_reads_as_text_and_the_inspector_keeps_the_bytes(fr
     from lab.models import load
 
     course = load("course-gpt2")
-    at = open_page(lang="pt")
+    at = open_page(lang="pt", samp_compare="pair")
     new = streamed(at)
     decoded = course.tokenizer.decode(new)  # the oracle: the tokenizer's own decode of the generated ids
     assert "ã" in decoded and "õ" in decoded, f"course-gpt2 changed: {decoded!r} has no split ã/õ, pick a seed"
@@ -251,9 +257,9 @@ def test_generated_portuguese_reads_as_text_and_the_inspector_keeps_the_bytes(fr
 def test_a_seed_click_regenerates_only_what_the_seed_draws(course_standins, forwards):
     """Greedy never draws: comparison B (greedy by default) is not generated again when the seed changes, and a
     greedy stream is shown again without a forward pass; a sampled text is drawn anew (issue 21, 5)."""
-    at = open_page()
+    at = open_page(samp_compare="pair")
     n = at.session_state["samp_n"]
-    assert forwards["n"] == 2 * n  # the stream and B: the counter is live
+    assert forwards["n"] == 2 * n  # the stream and B (its view opened by the link): the counter is live
     at.number_input(key="samp_seed").set_value(1).run()
     assert not at.exception and forwards["n"] == 3 * n  # the stream only: B is the same greedy text
     at.slider(key="samp_temperature").set_value(0.0).run()  # a greedy stream: n passes once

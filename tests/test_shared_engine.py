@@ -214,3 +214,13 @@ def test_many_threads_leave_the_shared_model_as_it_was(course):
         t.join(120)
     assert fingerprint(course.model) == before and course.model.config.to_dict() == config
     assert torch.is_inference_mode_enabled() is False
+
+
+def test_the_engine_switched_off_decodes_alone(course, monkeypatch):
+    """LAB_ENGINE_OFF=1 (the class bench's "before"): nothing reaches the engine, the steps are lab.sampling's."""
+    monkeypatch.setenv(shared.OFF, "1")
+    engine = shared.engine_for(course.model)
+    before = engine.submitted
+    got = list(shared.steps(course.model, [464, 4676], 6, 1.0, 0, 1.0, 11))
+    assert engine.submitted == before
+    assert got == list(sampling.steps(course.model, [464, 4676], 6, 1.0, 0, 1.0, 11))

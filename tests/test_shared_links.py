@@ -255,7 +255,7 @@ GARBAGE = {
                    "ppl_stride": ("0.3", 0.5)},
     "sampling": {"samp_temperature": ("nan", 1.0), "samp_top_p": ("inf", 0.9), "samp_top_k": ("1e999", 50),
                  "samp_seed": ("-5", 0), "samp_n": ("<script>", 32), "samp_prompt": (HUGE, PROMPTS["en"]),
-                 "samp_compare": ("both", "pair")},
+                 "samp_compare": ("both", "none")},
 }
 
 

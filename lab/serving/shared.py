@@ -16,11 +16,14 @@ every step's candidates back over a socket. With `python -m lab replicas`, each 
 
 The shared model is only read (the engine calls it; nothing is set on it or its config). A reader who leaves (the
 iterator is closed) frees their row at the next step; an error in one row's step fails that reader alone; a full
-queue (MAX_WAITING generations waiting) is refused at once with EngineBusy.
+queue (MAX_WAITING generations waiting) is refused at once with EngineBusy. LAB_ENGINE_OFF=1 in the environment
+turns the engine off (each generation then runs alone in its reader's session, as before): the class bench's
+comparison.
 """
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Callable, Iterator
@@ -32,6 +35,7 @@ from lab.serving.engine import Engine, EngineBusy, Job
 MAX_BATCH = 32  # rows decoded together (a class; a 33rd reader waits for a row to finish)
 MAX_WAITING = 256  # generations waiting beyond the running batch before EngineBusy
 POLL_S = 0.1  # how often a waiting reader is told their place
+OFF = "LAB_ENGINE_OFF"  # set to 1: every generation runs alone in its reader's session (the class bench's "before")
 
 _LOCK = threading.Lock()
 _ENGINES: dict[int, tuple[object, Engine]] = {}  # id(model) -> (the model, kept alive with its id; its engine)
@@ -60,6 +64,9 @@ def steps(model, ids: list[int], max_new_tokens: int, temperature: float, top_k:
     come yet, with the number of generations queued before this one (0: next in line; None: its prompt is being
     read). Close the iterator to leave: the row is dropped at the engine's next step."""
     sampling.check_generation(model, ids, max_new_tokens, temperature, top_k, top_p, seed)
+    if os.environ.get(OFF) == "1":  # the way it was: this reader's session decodes alone (for measuring)
+        yield from sampling.steps(model, ids, max_new_tokens, temperature, top_k, top_p, seed, top)
+        return
     engine, out = engine_for(model), queue.Queue()
     job = Job(ids=list(ids), max_tokens=max_new_tokens, temperature=temperature, top_k=top_k, top_p=top_p,
               seed=seed, emit=lambda *_: True, done=lambda reason: out.put(("done", reason)),

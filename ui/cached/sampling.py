@@ -2,7 +2,8 @@
 generation and a step's distribution.
 
 Comparisons that are not streamed (a second setting, five seeds) are cached with st.cache_data, keyed
-by model name + prompt + settings. The model comes from ui.model_loader by name, never hashed, and is
+by model name + prompt + settings, and decoded in the model's shared engine (lab.serving.shared) with every other
+reader's generations. The model comes from ui.model_loader by name, never hashed, and is
 never changed. The main generation is streamed by ui.runs.sampling, which runs the model once per link and
 hands its finished steps to `generation`'s cache, so later readers replay them.
 """
@@ -14,6 +15,7 @@ from typing import NamedTuple
 import streamlit as st
 
 from lab import sampling
+from lab.serving import shared
 from lab.text import encode, token_texts
 from ui.model_loader import get_model
 
@@ -40,11 +42,12 @@ def generation(model_name: str, prompt: str, s: Settings, _steps: list[dict] | N
     ui.draw.sampling.stream keeps them. Pass s.drawn() (one call per greedy text, whatever the seed). `_steps`:
     a streamed run's finished steps handed over (not hashed: the key is the same), else generated here."""
     m = get_model(model_name)
-    if _steps is None:
-        out = sampling.sample(m.model, m.tokenizer, prompt, s.n, s.temperature, s.top_k, s.top_p, s.seed)
-        ids, steps = out["ids"], [sampling.with_texts(x, m.tokenizer) for x in out["steps"]]
+    ids = encode(m.tokenizer, prompt, "prompt")
+    if _steps is None:  # decoded in the model's shared engine, beside every other reader's generation
+        steps = [sampling.with_texts(x, m.tokenizer) for x in shared.steps(m.model, ids, s.n, s.temperature, s.top_k,
+                                                                            s.top_p, s.seed)]
     else:
-        ids, steps = encode(m.tokenizer, prompt, "prompt"), _steps
+        steps = _steps
     texts = token_texts(m.tokenizer, [x["id"] for x in steps])
     tokens = [{"id": x["id"], "token": tx, "p": x["p"]} for x, tx in zip(steps, texts, strict=True)]
     return {"ids": ids, "tokens": tokens, "steps": steps, "runs": sampling.runs(m.tokenizer, tokens), "done": True,
