@@ -200,8 +200,7 @@ def _turned(round_: Round, turn: str, code: str) -> Round:
     """`round_` after the teacher's `turn`: "close", "reveal" or "again" (RoomError "no_more_rounds")."""
     if turn == "again":
         if round_.number >= ROUNDS:
-            raise RoomError(f"room {code}, step {round_.step}: no round after the second", "no_more_rounds",
-                            code=code, step=round_.step)
+            raise _no_more_rounds(code, round_.step)
         return Round(round_.step, round_.number + 1, True, False)
     return replace(round_, open=False, revealed=round_.revealed or turn == "reveal")
 
@@ -214,7 +213,119 @@ def _refused(code: str, step: int) -> RoomError:
     return RoomError(f"room {code}, step {step}: the round is closed", "closed", code=code, step=step)
 
 
-class MemoryStore:
+def _no_more_rounds(code: str, step: int) -> RoomError:
+    return RoomError(f"room {code}, step {step}: no round after the second", "no_more_rounds", code=code, step=step)
+
+
+def _refusal(reason: str, code: str, step: int = 0) -> RoomError:
+    """The one RoomError for a refusal named by its reason code (how a Redis script answers)."""
+    return {"no_room": lambda: _gone(code), "not_teacher": lambda: _not_teacher(code),
+            "taken_back": lambda: _taken_back(code), "closed": lambda: _refused(code, step),
+            "no_more_rounds": lambda: _no_more_rounds(code, step)}[reason]()
+
+
+class Store:
+    """What both stores do, written once: the arguments checked (a code in its one form, a step, a round's number,
+    an answer and its `who`) before the store is asked, the ids made (the teacher's secret, a take-back's holder
+    token), the teacher's check made first (and again by the store where the write is made), the answers turned
+    into counts (ids never leave), every refusal worded by one function. Each store keeps the rooms its own way,
+    given normalised and checked arguments: `_create`, `_held`, `_move`, `_take_back`, `_close`, `_mark_seen`,
+    `_count_following`, `_round`, `_answer`, `_answers_in`, `_turn`."""
+
+    clock = staticmethod(time.time)
+
+    def create(self, lesson: str, step: int, ttl_s: float = TTL_S) -> tuple[Room, str]:
+        """A new room on `step` of `lesson`: (the room, the teacher's secret: `teacher_key` writes it to type)."""
+        secret, step = _new_secret(), _check_step(step)
+        return self._create(lesson, step, self.clock() + ttl_s, _digest(secret), ttl_s), secret
+
+    def get(self, code: str) -> Room:
+        """The room `code` (RoomError: not a code, unknown, expired)."""
+        return self._held(normalise(code))[0]
+
+    def claim(self, code: str, secret: str) -> Room:
+        """The room, for the session holding it only (RoomError "not_teacher" for another secret, "taken_back" for
+        a session the teacher's key has replaced since): a teacher taking it back after a reload, or checking."""
+        code = normalise(code)
+        room, digest, holder = self._held(code)
+        _teacher(code, digest, holder, secret)
+        return room
+
+    def move(self, code: str, secret: str, step: int) -> Room:
+        """The teacher moves the room to `step` (RoomError: not the teacher's secret, taken back, no such room)."""
+        code, step = normalise(code), _check_step(step)
+        room = self.claim(code, secret)
+        self._move(room, secret, step)
+        return replace(room, step=step)
+
+    def claim_by_key(self, code: str, key: str) -> tuple[Room, str]:
+        """The teacher takes the room back by typing their key (any case, spaces or dashes): (the room, the secret
+        to keep in their session: the key and a new holder token, which ends the session that held the room until
+        now). RoomError "wrong_key" for a wrong key, and "too_many_keys" for every key once MAX_WRONG_KEYS wrong
+        ones were typed for this room (the try counted, the key checked, the holder written in one step)."""
+        code, typed, token = normalise(code), _typed_key(key), secrets.token_hex(10)
+        room = self._take_back(code, _digest(typed) if typed else "", _holder_digest(token))
+        return room, f"{typed}.{token}"
+
+    def close(self, code: str, secret: str) -> None:
+        """The teacher ends the room: students' links say it is over; its answers are gone."""
+        room = self.claim(code, secret)
+        self._close(room.code, secret)
+
+    def seen(self, code: str, who: str) -> None:
+        """A student's page read the room now (`who`: a random id of their browser session, no name)."""
+        self._mark_seen(normalise(code), who, self.clock())
+
+    def following(self, code: str) -> int:
+        """How many students' pages read the room within the last PRESENT_S seconds."""
+        return self._count_following(normalise(code), self.clock())
+
+    def round_of(self, code: str, step: int) -> Round:
+        """The current round of `step`'s question (a step nobody touched: round 1, open)."""
+        return self._round(normalise(code), _check_step(step))
+
+    def answer(self, code: str, who: str, step: int, value: str) -> None:
+        """File `who`'s answer in `step`'s current round, replacing theirs (RoomError "closed" once it is closed)."""
+        code, step = normalise(code), _check_step(step)
+        _check_answer(who, value)
+        self._answer(code, who, step, value)
+
+    def _ids(self, code: str, step: int, number: int | None) -> dict[str, str]:
+        """{who: answer} in round `number` of `step` (None: the current round): never returned to a caller."""
+        code, step = normalise(code), _check_step(step)
+        return self._answers_in(code, step, None if number is None else _check_number(number))
+
+    def mine(self, code: str, who: str, step: int) -> str | None:
+        """`who`'s answer in `step`'s current round, or None."""
+        return self._ids(code, step, None).get(who)
+
+    def answers(self, code: str, step: int, number: int | None = None) -> dict[str, int]:
+        """{answer: how many gave it} in round `number` of `step` (default: the current round); no ids."""
+        return dict(Counter(self._ids(code, step, number).values()))
+
+    def answered(self, code: str, step: int) -> int:
+        """How many students answered `step`'s current round."""
+        return len(self._ids(code, step, None))
+
+    def _turning(self, code: str, secret: str, step: int, turn: str) -> Round:
+        code, step = normalise(code), _check_step(step)
+        room = self.claim(code, secret)
+        return self._turn(room.code, secret, step, turn)
+
+    def close_round(self, code: str, secret: str, step: int) -> Round:
+        """The teacher closes `step`'s current round: answers are refused from now on."""
+        return self._turning(code, secret, step, "close")
+
+    def reveal(self, code: str, secret: str, step: int) -> Round:
+        """The teacher shows the answer: the round is closed and revealed."""
+        return self._turning(code, secret, step, "reveal")
+
+    def again(self, code: str, secret: str, step: int) -> Round:
+        """"Vote again": round 2 opens, round 1's answers kept (RoomError "no_more_rounds" from round 2)."""
+        return self._turning(code, secret, step, "again")
+
+
+class MemoryStore(Store):
     """Rooms in this process's memory (a lock around dicts); `clock` for tests."""
 
     def __init__(self, clock=time.time):
@@ -224,15 +335,13 @@ class MemoryStore:
         self._wrong: dict[str, int] = {}  # code -> wrong teacher keys typed
         self._holders: dict[str, str] = {}  # code -> the hash of the holder token of the session teaching it
 
-    def create(self, lesson: str, step: int, ttl_s: float = TTL_S) -> tuple[Room, str]:
-        """A new room on `step` of `lesson`: (the room, the teacher's secret: `teacher_key` writes it to type)."""
-        secret, expires = _new_secret(), self.clock() + ttl_s
+    def _create(self, lesson: str, step: int, expires: float, digest: str, ttl_s: float) -> Room:
         with self._lock:
             self._drop_expired()
             code = _new_code(lambda c: c in self._rooms)
-            room = Room(code, lesson, _check_step(step), expires)
-            self._rooms[code] = (room, _digest(secret))
-        return room, secret
+            room = Room(code, lesson, step, expires)
+            self._rooms[code] = (room, digest)
+        return room
 
     def _drop_expired(self) -> None:
         """(Under the lock.) Forget the rooms past their expiry, with everything kept beside them."""
@@ -242,135 +351,85 @@ class MemoryStore:
             for code in [c for c in kept if c not in self._rooms]:
                 del kept[code]
 
-    def _held(self, code: str) -> tuple[Room, str]:
+    def _kept(self, code: str) -> tuple[Room, str]:
         """(Under the lock.) (room, its secret's hash) of the normalised `code`; RoomError "no_room"."""
         found = self._rooms.get(code)
         if found is None or found[0].expires <= self.clock():
             raise _gone(code)
         return found
 
-    def get(self, code: str) -> Room:
-        """The room `code` (RoomError: not a code, unknown, expired)."""
-        code = normalise(code)
+    def _held(self, code: str) -> tuple[Room, str, str]:
         with self._lock:
-            return self._held(code)[0]
+            room, digest = self._kept(code)
+            return room, digest, self._holders.get(code, "")
 
     def _taught(self, code: str, secret: str) -> Room:
         """(Under the lock.) The room `code`, for the session holding it only (see `_teacher`)."""
-        room, digest = self._held(code)
+        room, digest = self._kept(code)
         _teacher(code, digest, self._holders.get(code, ""), secret)
         return room
 
-    def move(self, code: str, secret: str, step: int) -> Room:
-        """The teacher moves the room to `step` (RoomError: not the teacher's secret, taken back, no such room)."""
-        code, step = normalise(code), _check_step(step)
-        with self._lock:
-            room = self._taught(code, secret)
-            moved = Room(room.code, room.lesson, step, room.expires)
-            self._rooms[room.code] = (moved, self._rooms[room.code][1])
-        return moved
+    def _current(self, code: str, step: int) -> Round:
+        """(Under the lock.) The current round of `step`."""
+        return self._rounds.get(code, {}).get(step) or _fresh(step)
 
-    def claim(self, code: str, secret: str) -> Room:
-        """The room, for the session holding it only (RoomError "not_teacher" for another secret, "taken_back" for
-        a session the teacher's key has replaced since): a teacher taking it back after a reload, or checking."""
-        code = normalise(code)
+    def _move(self, room: Room, secret: str, step: int) -> None:
         with self._lock:
-            return self._taught(code, secret)
+            now = self._taught(room.code, secret)
+            self._rooms[room.code] = (replace(now, step=step), self._rooms[room.code][1])
 
-    def claim_by_key(self, code: str, key: str) -> tuple[Room, str]:
-        """The teacher takes the room back by typing their key (any case, spaces or dashes): (the room, the secret
-        to keep in their session: the key and a new holder token, which ends the session that held the room until
-        now). RoomError "wrong_key" for a wrong key, and "too_many_keys" for every key once MAX_WRONG_KEYS wrong
-        ones were typed for this room."""
-        code, token = normalise(code), secrets.token_hex(10)
+    def _take_back(self, code: str, typed: str, holder: str) -> Room:
         with self._lock:
-            room, digest = self._held(code)
-            wrong, typed = self._wrong.get(code, 0), _typed_key(key)
-            if wrong >= MAX_WRONG_KEYS or not typed or not hmac.compare_digest(digest, _digest(typed)):
+            room, digest = self._kept(code)
+            wrong = self._wrong.get(code, 0)
+            if wrong >= MAX_WRONG_KEYS or not typed or not hmac.compare_digest(digest, typed):
                 self._wrong[code] = wrong + 1
                 raise _wrong_key(code, wrong + 1)
-            self._holders[code] = _holder_digest(token)
-        return room, f"{typed}.{token}"
+            self._holders[code] = holder
+        return room
 
-    def close(self, code: str, secret: str) -> None:
-        """The teacher ends the room: students' links say it is over; its answers are gone."""
-        code = normalise(code)
+    def _close(self, code: str, secret: str) -> None:
         with self._lock:
             self._taught(code, secret)
             for kept in (self._rooms, self._seen, self._rounds, self._answers, self._wrong, self._holders):
                 kept.pop(code, None)
 
-    def seen(self, code: str, who: str) -> None:
-        """A student's page read the room now (`who`: a random id of their browser session, no name)."""
-        now = self.clock()
+    def _mark_seen(self, code: str, who: str, now: float) -> None:
         with self._lock:
             if code in self._rooms:
                 self._seen.setdefault(code, {})[who] = now
 
-    def following(self, code: str) -> int:
-        """How many students' pages read the room within the last PRESENT_S seconds."""
-        now = self.clock()
+    def _count_following(self, code: str, now: float) -> int:
         with self._lock:
             seen = {w: s for w, s in self._seen.get(code, {}).items() if s > now - PRESENT_S}
             self._seen[code] = seen
         return len(seen)
 
-    def round_of(self, code: str, step: int) -> Round:
-        """The current round of `step`'s question (a step nobody touched: round 1, open)."""
-        code, step = normalise(code), _check_step(step)
+    def _round(self, code: str, step: int) -> Round:
         with self._lock:
-            self._held(code)
-            return self._rounds.get(code, {}).get(step) or _fresh(step)
+            self._kept(code)
+            return self._current(code, step)
 
-    def answer(self, code: str, who: str, step: int, value: str) -> None:
-        """File `who`'s answer in `step`'s current round, replacing theirs (RoomError "closed" once it is closed)."""
-        code, step = normalise(code), _check_step(step)
-        _check_answer(who, value)
+    def _answer(self, code: str, who: str, step: int, value: str) -> None:
         with self._lock:
-            self._held(code)
-            now = self._rounds.get(code, {}).get(step) or _fresh(step)
+            self._kept(code)
+            now = self._current(code, step)
             if not now.open or now.revealed:
                 raise _refused(code, step)
             self._answers.setdefault(code, {}).setdefault((step, now.number), {})[who] = value
 
-    def _round_answers(self, code: str, step: int, number: int | None) -> dict[str, str]:
-        code, step = normalise(code), _check_step(step)
+    def _answers_in(self, code: str, step: int, number: int | None) -> dict[str, str]:
         with self._lock:
-            self._held(code)
-            number = (self._rounds.get(code, {}).get(step) or _fresh(step)).number if number is None else number
-            return dict(self._answers.get(code, {}).get((step, _check_number(number)), {}))
-
-    def mine(self, code: str, who: str, step: int) -> str | None:
-        """`who`'s answer in `step`'s current round, or None."""
-        return self._round_answers(code, step, None).get(who)
-
-    def answers(self, code: str, step: int, number: int | None = None) -> dict[str, int]:
-        """{answer: how many gave it} in round `number` of `step` (default: the current round); no ids."""
-        return dict(Counter(self._round_answers(code, step, number).values()))
-
-    def answered(self, code: str, step: int) -> int:
-        """How many students answered `step`'s current round."""
-        return len(self._round_answers(code, step, None))
+            self._kept(code)
+            number = self._current(code, step).number if number is None else number
+            return dict(self._answers.get(code, {}).get((step, number), {}))
 
     def _turn(self, code: str, secret: str, step: int, turn: str) -> Round:
-        code, step = normalise(code), _check_step(step)
         with self._lock:
-            room = self._taught(code, secret)
-            turned = _turned(self._rounds.get(room.code, {}).get(step) or _fresh(step), turn, room.code)
-            self._rounds.setdefault(room.code, {})[step] = turned
+            self._taught(code, secret)
+            turned = _turned(self._current(code, step), turn, code)
+            self._rounds.setdefault(code, {})[step] = turned
         return turned
-
-    def close_round(self, code: str, secret: str, step: int) -> Round:
-        """The teacher closes `step`'s current round: answers are refused from now on."""
-        return self._turn(code, secret, step, "close")
-
-    def reveal(self, code: str, secret: str, step: int) -> Round:
-        """The teacher shows the answer: the round is closed and revealed."""
-        return self._turn(code, secret, step, "reveal")
-
-    def again(self, code: str, secret: str, step: int) -> Round:
-        """"Vote again": round 2 opens, round 1's answers kept (RoomError "no_more_rounds" from round 2)."""
-        return self._turn(code, secret, step, "again")
 
 
 # The teacher's check, where a teacher's write is made (see `_teacher`): the room's hash `room`, the hash of the
@@ -455,7 +514,13 @@ def _round_from(step: int, state) -> Round:
     return Round(step, int(number or 1), (open_ or "1") == "1", revealed == "1")
 
 
-class RedisStore:
+def _hashes(secret) -> list[str]:
+    """What a Redis script checks of a session's secret: its key's hash and its holder token's hash."""
+    key, holder = _parts(secret)
+    return [_digest(key), _holder_digest(holder)]
+
+
+class RedisStore(Store):
     """Rooms in Redis: one hash per room, its rounds and answers beside it, all expiring with it."""
 
     def __init__(self, url: str):
@@ -464,8 +529,9 @@ class RedisStore:
         self.where = re.sub(r"//[^@/]*@", "//", url)  # never the password in a message
         self.client = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT_S,
                                            socket_connect_timeout=REDIS_TIMEOUT_S, decode_responses=True)
-        self._answer, self._turn_lua, self._close, self._move, self._claim = (
-            self.client.register_script(s) for s in (ANSWER_LUA, TURN_LUA, CLOSE_LUA, MOVE_LUA, CLAIM_LUA))
+        self._lua = {name: self.client.register_script(s) for name, s in (
+            ("answer", ANSWER_LUA), ("turn", TURN_LUA), ("close", CLOSE_LUA), ("move", MOVE_LUA),
+            ("claim", CLAIM_LUA))}
 
     def _call(self, fn):
         import redis
@@ -476,17 +542,22 @@ class RedisStore:
             raise RoomError(f"the room store at {self.where} cannot be reached ({type(e).__name__})",
                             "unreachable", where=self.where) from None
 
-    def create(self, lesson: str, step: int, ttl_s: float = TTL_S) -> tuple[Room, str]:
-        secret, expires = _new_secret(), time.time() + ttl_s
-        fields = {"lesson": lesson, "step": _check_step(step), "expires": expires, "secret": _digest(secret)}
+    def _script(self, name: str, code: str, keys: list, args: list, step: int = 0) -> list:
+        """Script `name`'s answer, or the RoomError its refusal names (`_refusal`)."""
+        got = self._call(lambda: self._lua[name](keys=keys, args=args))
+        if got[0] in ("ok", "wrong"):
+            return got
+        raise _refusal(got[0], code, step)
+
+    def _create(self, lesson: str, step: int, expires: float, digest: str, ttl_s: float) -> Room:
+        fields = {"lesson": lesson, "step": step, "expires": expires, "secret": digest}
         for _ in range(20):
             code = _new_code(lambda c: False)
-            made = self._call(lambda c=code: self._create(c, fields, ttl_s))
-            if made:
-                return Room(code, lesson, step, expires), secret
+            if self._call(lambda c=code: self._put(c, fields, ttl_s)):
+                return Room(code, lesson, step, expires)
         raise RoomError("no free room code", "unreachable", where=self.where)
 
-    def _create(self, code: str, fields: dict, ttl_s: float) -> bool:
+    def _put(self, code: str, fields: dict, ttl_s: float) -> bool:
         """Claim `code` (a placeholder set only when absent), then fill it; False when the code was taken."""
         key = PREFIX + code
         if not self.client.set(key + ":claim", "1", nx=True, ex=int(ttl_s) + 1):
@@ -497,76 +568,43 @@ class RedisStore:
         pipe.execute()
         return True
 
-    def _fields(self, code: str) -> dict:
-        code = normalise(code)
-        fields = self._call(lambda: self.client.hgetall(PREFIX + code))
-        if not fields or float(fields["expires"]) <= time.time():
+    def _held(self, code: str) -> tuple[Room, str, str]:
+        f = self._call(lambda: self.client.hgetall(PREFIX + code))
+        if not f or float(f["expires"]) <= self.clock():
             raise _gone(code)
-        return fields | {"code": code}
+        return Room(code, f["lesson"], int(f["step"]), float(f["expires"])), f["secret"], f.get("holder", "")
 
-    def get(self, code: str) -> Room:
-        f = self._fields(code)
-        return Room(f["code"], f["lesson"], int(f["step"]), float(f["expires"]))
+    def _move(self, room: Room, secret: str, step: int) -> None:
+        self._script("move", room.code, [PREFIX + room.code], [step, *_hashes(secret)])
 
-    def _checked(self, code: str, got: list) -> list:
-        """A teacher's script's answer, or the RoomError it names (the room gone, another secret, taken back)."""
-        if got[0] == "no_room":
-            raise _gone(code)
-        if got[0] == "not_teacher":
-            raise _not_teacher(code)
-        if got[0] == "taken_back":
-            raise _taken_back(code)
-        return got
-
-    def move(self, code: str, secret: str, step: int) -> Room:
-        room, step = self.claim(code, secret), _check_step(step)
-        key, holder = _parts(secret)
-        self._checked(room.code, self._call(lambda: self._move(keys=[PREFIX + room.code],
-                                                                args=[step, _digest(key), _holder_digest(holder)])))
-        return Room(room.code, room.lesson, step, room.expires)
-
-    def claim(self, code: str, secret: str) -> Room:
-        f = self._fields(code)
-        _teacher(f["code"], f["secret"], f.get("holder", ""), secret)
-        return Room(f["code"], f["lesson"], int(f["step"]), float(f["expires"]))
-
-    def claim_by_key(self, code: str, key: str) -> tuple[Room, str]:
-        """As MemoryStore.claim_by_key: the try counted, the key checked and the new holder written in one script."""
-        f, typed, token = self._fields(code), _typed_key(key), secrets.token_hex(10)
-        room = PREFIX + f["code"]
-        got = self._call(lambda: self._claim(keys=[room, room + ":fails"], args=[
-            _digest(typed) if typed else "", _holder_digest(token), MAX_WRONG_KEYS]))
-        if got[0] == "no_room":
-            raise _gone(f["code"])
+    def _take_back(self, code: str, typed: str, holder: str) -> Room:
+        room, key = self._held(code)[0], PREFIX + code
+        got = self._script("claim", code, [key, key + ":fails"], [typed, holder, MAX_WRONG_KEYS])
         if got[0] == "wrong":
-            raise _wrong_key(f["code"], int(got[1]))
-        return Room(f["code"], f["lesson"], int(f["step"]), float(f["expires"])), f"{typed}.{token}"
+            raise _wrong_key(code, int(got[1]))
+        return room
 
-    def close(self, code: str, secret: str) -> None:
-        room = self.claim(code, secret)
-        key, (typed, holder) = PREFIX + room.code, _parts(secret)
-        self._checked(room.code, self._call(lambda: self._close(
-            keys=[key + ":keys", key, key + ":claim", key + ":seen", key + ":fails"],
-            args=[_digest(typed), _holder_digest(holder)])))
+    def _close(self, code: str, secret: str) -> None:
+        key = PREFIX + code
+        self._script("close", code, [key + ":keys", key, key + ":claim", key + ":seen", key + ":fails"],
+                     _hashes(secret))
 
-    def seen(self, code: str, who: str) -> None:
-        key, now = PREFIX + normalise(code) + ":seen", time.time()
+    def _mark_seen(self, code: str, who: str, now: float) -> None:
+        key = PREFIX + code + ":seen"
         pipe = self.client.pipeline()
         pipe.zadd(key, {who: now})
         pipe.zremrangebyscore(key, "-inf", now - PRESENT_S)
         pipe.expire(key, TTL_S)
         self._call(pipe.execute)
 
-    def following(self, code: str) -> int:
-        key, now = PREFIX + normalise(code) + ":seen", time.time()
-        return int(self._call(lambda: self.client.zcount(key, now - PRESENT_S, "+inf")))
+    def _count_following(self, code: str, now: float) -> int:
+        return int(self._call(lambda: self.client.zcount(PREFIX + code + ":seen", now - PRESENT_S, "+inf")))
 
     def _keys(self, code: str, step: int) -> list[str]:
         """The scripts' KEYS for `step` of room `code`: the room, the step's round, the set of kept keys."""
         return [PREFIX + code, f"{PREFIX}{code}:round:{step}", f"{PREFIX}{code}:keys"]
 
-    def round_of(self, code: str, step: int) -> Round:
-        code, step = normalise(code), _check_step(step)
+    def _round(self, code: str, step: int) -> Round:
         room, round_key, _ = self._keys(code, step)
         pipe = self.client.pipeline(transaction=False)
         pipe.exists(room)
@@ -576,52 +614,16 @@ class RedisStore:
             raise _gone(code)
         return _round_from(step, state)
 
-    def answer(self, code: str, who: str, step: int, value: str) -> None:
-        code, step = normalise(code), _check_step(step)
-        _check_answer(who, value)
-        got = self._call(lambda: self._answer(keys=self._keys(code, step),
-                                              args=[f"{PREFIX}{code}:answers:{step}:", who, value]))
-        if got[0] == "no_room":
-            raise _gone(code)
-        if got[0] == "closed":
-            raise _refused(code, step)
+    def _answer(self, code: str, who: str, step: int, value: str) -> None:
+        self._script("answer", code, self._keys(code, step), [f"{PREFIX}{code}:answers:{step}:", who, value], step)
 
-    def _round_answers(self, code: str, step: int, number: int | None, read):
-        """`read(pipeline, key)` on the answers' hash of round `number` (None: the current round) of `step`."""
-        number = None if number is None else _check_number(number)
-        current = self.round_of(code, step)
-        key = f"{PREFIX}{normalise(code)}:answers:{current.step}:{current.number if number is None else number}"
-        pipe = self.client.pipeline(transaction=False)
-        read(pipe, key)
-        return self._call(pipe.execute)[0]
-
-    def mine(self, code: str, who: str, step: int) -> str | None:
-        return self._round_answers(code, step, None, lambda pipe, key: pipe.hget(key, who))
-
-    def answers(self, code: str, step: int, number: int | None = None) -> dict[str, int]:
-        return dict(Counter(self._round_answers(code, step, number, lambda pipe, key: pipe.hvals(key))))
-
-    def answered(self, code: str, step: int) -> int:
-        return int(self._round_answers(code, step, None, lambda pipe, key: pipe.hlen(key)))
+    def _answers_in(self, code: str, step: int, number: int | None) -> dict[str, str]:
+        number = self._round(code, step).number if number is None else number
+        return self._call(lambda: self.client.hgetall(f"{PREFIX}{code}:answers:{step}:{number}"))
 
     def _turn(self, code: str, secret: str, step: int, turn: str) -> Round:
-        room, step = self.claim(code, secret), _check_step(step)
-        key, holder = _parts(secret)
-        got = self._checked(room.code, self._call(lambda: self._turn_lua(
-            keys=self._keys(room.code, step), args=[turn, ROUNDS, _digest(key), _holder_digest(holder)])))
-        if got[0] == "no_more_rounds":
-            raise RoomError(f"room {room.code}, step {step}: no round after the second", "no_more_rounds",
-                            code=room.code, step=step)
+        got = self._script("turn", code, self._keys(code, step), [turn, ROUNDS, *_hashes(secret)], step)
         return _round_from(step, got[1:])
-
-    def close_round(self, code: str, secret: str, step: int) -> Round:
-        return self._turn(code, secret, step, "close")
-
-    def reveal(self, code: str, secret: str, step: int) -> Round:
-        return self._turn(code, secret, step, "reveal")
-
-    def again(self, code: str, secret: str, step: int) -> Round:
-        return self._turn(code, secret, step, "again")
 
 
 def _new_code(taken) -> str:

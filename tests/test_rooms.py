@@ -172,3 +172,61 @@ def test_a_step_outside_1_to_max_is_refused_on_create_and_move(store, step):
     assert store.get(room.code).step == 2
     assert store.move(room.code, secret, 1).step == 1
     assert store.move(room.code, secret, rooms.MAX_STEP).step == rooms.MAX_STEP
+
+
+def _self_calls(cls) -> set[str]:
+    """The `self._x(...)` methods a class's own code calls."""
+    import ast
+    import inspect
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    return {n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and isinstance(n.func.value, ast.Name) and n.func.value.id == "self" and n.func.attr.startswith("_")}
+
+
+def test_both_stores_share_one_base_and_keep_only_their_storage():
+    """Issue 58: the two stores repeated the same public methods (the checks, the ids, the wording) side by side.
+    Now each public method is written once, in rooms.Store; a store writes only the storage the base asks for."""
+    public = {name for name, v in vars(rooms.Store).items() if callable(v) and not name.startswith("_")}
+    assert {"create", "get", "claim", "claim_by_key", "move", "close", "seen", "following", "round_of", "answer",
+            "mine", "answers", "answered", "close_round", "reveal", "again"} <= public
+    asked = _self_calls(rooms.Store) - set(vars(rooms.Store))
+    for cls in (rooms.MemoryStore, rooms.RedisStore):
+        assert issubclass(cls, rooms.Store)
+        assert not public & set(vars(cls)), f"{cls.__name__} writes again {sorted(public & set(vars(cls)))}"
+        assert asked <= set(vars(cls)), f"{cls.__name__} lacks {sorted(asked - set(vars(cls)))}"
+
+
+def test_a_student_seen_under_a_typed_code_is_counted_on_both_stores(store):
+    """One argument check for both: the memory store ignored a student seen under the code as typed (lower case, a
+    space) while Redis counted them."""
+    room, _ = store.create("03-attention-trophy", 1)
+    store.seen(room.code.lower()[:3] + " " + room.code.lower()[3:], "student-a")
+    assert store.following(room.code) == 1 and store.following(room.code.lower()) == 1
+
+
+def test_each_refusal_has_one_wording_on_both_stores(store):
+    """The same refusal reads the same on both stores: its message, reason and details (hand-written here)."""
+    room, secret = store.create("03-attention-trophy", 2)
+    store.again(room.code, secret, 2)
+    store.close_round(room.code, secret, 2)
+    expected = [
+        (lambda: store.again(room.code, secret, 2), f"room {room.code}, step 2: no round after the second",
+         "no_more_rounds", {"code": room.code, "step": 2}),
+        (lambda: store.answer(room.code, "who", 2, "x"), f"room {room.code}, step 2: the round is closed",
+         "closed", {"code": room.code, "step": 2}),
+        (lambda: store.move(room.code, secret + "x", 1), f"not the teacher of room {room.code}", "not_teacher",
+         {"code": room.code}),
+        (lambda: store.claim_by_key(room.code, "AAAA-AAAA-AAAA"), f"not the teacher key of room {room.code}",
+         "wrong_key", {"code": room.code, "wrong": 1}),
+        (lambda: store.answers(room.code, 2, 3), "not a round: 3", "not_a_code", {"code": ""}),
+    ]
+    for call, message, reason, details in expected:
+        with pytest.raises(rooms.RoomError) as e:
+            call()
+        assert (str(e.value), e.value.reason, e.value.details) == (message, reason, details)
+    store.close(room.code, secret)
+    with pytest.raises(rooms.RoomError) as e:
+        store.round_of(room.code, 2)
+    assert (str(e.value), e.value.reason) == (f"no room {room.code} (unknown or expired)", "no_room")
