@@ -93,6 +93,23 @@ def test_reason_codes_are_worded_in_one_table():
     assert not found and not translators, found + translators
 
 
+ANSWER_REASONS = ("empty_answer", "long_answer", "control", "count", "too_many")
+
+
+def test_an_answers_problems_are_worded_once_for_the_game_and_the_questions():
+    """Issue 58: ui/messages.py wrote the same answer errors twice, once for GuessError, once for QuestionError. No
+    two of their entries may hold the same words (a shared wording is written once and given to both)."""
+    from ui import messages
+
+    bodies: dict[str, list[str]] = {}
+    for d in ast.walk(ast.parse((ROOT / "ui/messages.py").read_text(encoding="utf-8"))):
+        for k, v in zip(d.keys, d.values, strict=True) if isinstance(d, ast.Dict) else ():
+            if isinstance(k, ast.Tuple) and _constant(k.elts[0]) in ("GuessError", "QuestionError"):
+                bodies.setdefault(ast.dump(v), []).append(ast.unparse(k))
+    assert not [keys for keys in bodies.values() if len(keys) > 1]
+    assert {(c, r) for c in ("GuessError", "QuestionError") for r in ANSWER_REASONS} <= set(messages.TABLE)
+
+
 def test_every_page_input_is_declared_once_through_ui_widgets():
     """link.bind is called by ui/widgets.py only: a page never restates a widget's range for its link."""
     calls = [f"{p}:{n.lineno}" for p, tree in sources("ui", "app_pages")

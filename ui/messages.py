@@ -229,6 +229,22 @@ def _guess_row(d: dict, en: str, pt: str) -> tuple[str, str]:
     return (where_en + en, where_pt + pt) if where_en else (en[0].upper() + en[1:], pt[0].upper() + pt[1:])
 
 
+# An answer's own problems and an answers table's, the same in the guessing game (GuessError) and a class's question
+# (QuestionError): one wording each, whichever error carries it.
+ANSWER: dict[str, Words] = {
+    "empty_answer": lambda d: _guess_row(d, "the answer is empty.", "a resposta está vazia."),
+    "long_answer": lambda d: _guess_row(
+        d, f"the answer is {num(d['chars'])} characters; an answer is at most {num(d['most'])}.",
+        f"a resposta tem {num(d['chars'])} caracteres; uma resposta tem no máximo {num(d['most'])}."),
+    "control": lambda d: _guess_row(
+        d, f"the answer holds a control character ({d['char']}).",
+        f"a resposta contém um caractere de controle ({d['char']})."),
+    "count": lambda d: _guess_row(d, f"the count must be from 1 to {num(d['most'])}.",
+                                  f"a contagem precisa ir de 1 a {num(d['most'])}."),
+    "too_many": lambda d: (f"The answers table has more than {num(d['most'])} rows.",
+                           f"A tabela de respostas tem mais de {num(d['most'])} linhas."),
+}
+
 # The guessing game (lab/guess.py): a passage, a position, an answer, an answers table.
 GUESSING: dict[tuple[str, str], Words] = {
     ("GuessError", "empty"): lambda d: ("The passage is empty.", "O trecho está vazio."),
@@ -248,17 +264,7 @@ GUESSING: dict[tuple[str, str], Words] = {
     if d["field"] == "answer" else _guess_row(d, f"the {d['field']} must be a whole number (at most 18 digits).",
                                               f"o campo {d['field']} precisa ser um número inteiro (de até 18 "
                                               "algarismos)."),
-    ("GuessError", "count"): lambda d: _guess_row(d, f"the count must be from 1 to {num(d['most'])}.",
-                                                  f"a contagem precisa ir de 1 a {num(d['most'])}."),
-    ("GuessError", "too_many"): lambda d: (f"The answers table has more than {num(d['most'])} rows.",
-                                           f"A tabela de respostas tem mais de {num(d['most'])} linhas."),
-    ("GuessError", "empty_answer"): lambda d: _guess_row(d, "the answer is empty.", "a resposta está vazia."),
-    ("GuessError", "long_answer"): lambda d: _guess_row(
-        d, f"the answer is {num(d['chars'])} characters; an answer is at most {num(d['most'])}.",
-        f"a resposta tem {num(d['chars'])} caracteres; uma resposta tem no máximo {num(d['most'])}."),
-    ("GuessError", "control"): lambda d: _guess_row(
-        d, f"the answer holds a control character ({d['char']}).",
-        f"a resposta contém um caractere de controle ({d['char']})."),
+    **{("GuessError", reason): words for reason, words in ANSWER.items()},
 }
 
 # Answerable questions (lab/questions.py; a lesson's question fields, lab/lessons.py's "bad_question"): an answer, an
@@ -267,13 +273,7 @@ QUESTIONS: dict[tuple[str, str], Words] = {
     ("QuestionError", "not_answerable"): lambda d: (
         "This question is asked aloud: it takes no answers in the app.",
         "Esta pergunta é feita em voz alta: ela não recebe respostas no app."),
-    ("QuestionError", "empty_answer"): lambda d: _guess_row(d, "the answer is empty.", "a resposta está vazia."),
-    ("QuestionError", "long_answer"): lambda d: _guess_row(
-        d, f"the answer is {num(d['chars'])} characters; an answer is at most {num(d['most'])}.",
-        f"a resposta tem {num(d['chars'])} caracteres; uma resposta tem no máximo {num(d['most'])}."),
-    ("QuestionError", "control"): lambda d: _guess_row(
-        d, f"the answer holds a control character ({d['char']}).",
-        f"a resposta contém um caractere de controle ({d['char']})."),
+    **{("QuestionError", reason): words for reason, words in ANSWER.items()},
     ("QuestionError", "not_an_option"): lambda d: _guess_row(
         d, f"answer with an option's number, from 1 to {num(d['most'])}.",
         f"responda com o número de uma opção, de 1 a {num(d['most'])}."),
@@ -302,10 +302,6 @@ QUESTIONS: dict[tuple[str, str], Words] = {
     ("QuestionError", "row"): lambda d: _guess_row(d, "the row has no answer.", "a linha não tem resposta.")
     if d["field"] == "answer" else _guess_row(d, "the count must be a whole number.",
                                               "a contagem precisa ser um número inteiro."),
-    ("QuestionError", "count"): lambda d: _guess_row(d, f"the count must be from 1 to {num(d['most'])}.",
-                                                     f"a contagem precisa ir de 1 a {num(d['most'])}."),
-    ("QuestionError", "too_many"): lambda d: (f"The answers table has more than {num(d['most'])} rows.",
-                                              f"A tabela de respostas tem mais de {num(d['most'])} linhas."),
     ("LessonError", "bad_question"): lambda d: (None, f"passo {d['step']}, {d['field']}: " + {
         "not_a_field": f"não é um campo de uma pergunta ({d.get('fields')})",
         "no_kind": f"é de uma pergunta que a turma responde, e ela precisa de um kind ({d.get('kinds')})",
