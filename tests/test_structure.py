@@ -246,3 +246,78 @@ def test_no_number_is_typed_into_a_translated_string():
     typed = [line for f in files for line in _typed_numbers(f)]
     assert typed == [], "numbers typed into translated strings (put them in lab, with their source):\n" + "\n".join(
         typed)
+
+
+def _recipes_table() -> dict[str, list[list[str]]]:
+    """README's "How to add a page" table: slug -> [lab modules, cli modules, viz modules, ui modules]."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8").split("### How to add a page\n", 1)[1].split("\n#", 1)[0]
+    rows = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| `")]
+    return {re.findall(r"`(\w+)`", r[0])[0]: [re.findall(r"`(\w+)`", c) for c in r[1:]] for r in rows}
+
+
+def _imported_modules(paths: list[str]) -> set[str]:
+    """Every module `paths` import, `from a import b` counted as both a and a.b."""
+    found = set()
+    for path in paths:
+        for n in ast.walk(ast.parse((ROOT / path).read_text(encoding="utf-8"))):
+            if isinstance(n, ast.ImportFrom) and n.module:
+                found |= {n.module} | {f"{n.module}.{a.name}" for a in n.names}
+            elif isinstance(n, ast.Import):
+                found |= {a.name for a in n.names}
+    return found
+
+
+def test_the_readmes_recipe_names_each_pages_real_modules():
+    """Issue 58: the recipe called every module X while six pages name theirs otherwise (detector/detect,
+    logit_lens/lens, ...). Its table must be what the pages import and the manifest registers; every page it leaves
+    out must have `lab/<slug>` and `lab.cli.<slug>`."""
+    from lab import pages as manifest
+
+    table, entries = _recipes_table(), {p.slug: p for p in manifest.PAGES}
+    assert {"analogies", "logit_lens", "detector", "code", "serving"} <= set(table)
+    for slug, (labs, clis, vizs, uis) in table.items():
+        files = [f"app_pages/{slug}.py"] + [f"ui/{kind}/{m}.py" for m in uis for kind in ("cached", "draw", "runs")
+                                           if (ROOT / f"ui/{kind}/{m}.py").is_file()]
+        imported = _imported_modules(files)
+        assert len(files) > 1 and slug in entries, slug
+        assert {f"lab.cli.{c}" for c in clis} == set(entries[slug].cli), slug
+        assert all(f"lab.{m}" in imported or any(i.startswith(f"lab.{m}.") for i in imported) for m in labs), slug
+        assert all(f"viz.{m}" in imported for m in vizs), slug
+    for slug, entry in entries.items():
+        if entry.cli and slug not in table:
+            assert f"lab.cli.{slug}" in entry.cli and any((ROOT / f"lab/{slug}{end}").exists()
+                                                          for end in (".py", "/__init__.py")), slug
+
+
+def _architecture_row(layer: str) -> list[str]:
+    """docs/architecture.md's layer table row for `layer` (e.g. "`viz/`"): its cells."""
+    text = (ROOT / "docs/architecture.md").read_text(encoding="utf-8")
+    return next(line.split(" | ") for line in text.splitlines() if line.startswith(f"| {layer} |"))
+
+
+def test_viz_imports_only_what_the_architecture_lists():
+    """Issue 58: the doc said viz imports altair, pandas and viz; four viz modules imported lab. The rule is now
+    the doc's "may import" cell, read here: its packages, the standard library, and the `lab` names it lists."""
+    import subprocess
+    import sys
+
+    allowed = set(re.findall(r"`([\w.]+)`", _architecture_row("`viz/`")[2]))
+    from_lab = {a for a in allowed if a.startswith("lab.")}
+    assert {"altair", "pandas", "viz"} <= allowed and from_lab
+    found = []
+    for path, tree in sources("viz"):
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Import):
+                names = [a.name for a in n.names]
+            elif isinstance(n, ast.ImportFrom) and not n.level:
+                names = [f"{n.module}.{a.name}" if n.module.split(".")[0] == "lab" else n.module for a in n.names]
+            else:
+                continue
+            found += [f"{path}: {m}" for m in names if m not in from_lab and (m.split(".")[0] == "lab" or (
+                m.split(".")[0] not in allowed and m.split(".")[0] not in sys.stdlib_module_names))]
+    assert not found, found
+    modules = ", ".join(f"viz.{p.stem}" for p in sorted((ROOT / "viz").glob("*.py")) if p.stem != "__init__")
+    heavy = "{'torch', 'transformers', 'tiktoken', 'streamlit'}"
+    code = f"import sys, {modules}; print(sorted({heavy} & set(sys.modules)))"
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.stdout.strip() == "[]", run.stdout + run.stderr
