@@ -60,10 +60,21 @@ def final_norm(model):
 
 def hidden_states(model, ids: list[int]) -> tuple:
     """One forward pass of the base model: L + 1 hidden states, each (1, T, C); the last has ln_f applied."""
+    return hidden_states_many(model, [ids])
+
+
+def hidden_states_many(model, batch: list[list[int]]) -> tuple:
+    """One forward pass of the base model over right-padded texts: L + 1 hidden states (B, T, C), the padding masked
+    (a causal model's real positions never see it); the last has ln_f applied."""
     import torch
 
+    t = max(len(ids) for ids in batch)
+    pad = model.config.pad_token_id if model.config.pad_token_id is not None else 0
+    input_ids = torch.tensor([list(ids) + [pad] * (t - len(ids)) for ids in batch])
+    kw = {} if len(batch) == 1 else {"attention_mask": torch.tensor([[1] * len(ids) + [0] * (t - len(ids))
+                                                                      for ids in batch])}
     with torch.inference_mode():
-        return model.base_model(input_ids=torch.tensor([list(ids)]), output_hidden_states=True).hidden_states
+        return model.base_model(input_ids=input_ids, output_hidden_states=True, **kw).hidden_states
 
 
 def layer_logits(model, hidden, last: bool):
@@ -76,15 +87,22 @@ def layer_logits(model, hidden, last: bool):
         return model.get_output_embeddings()(h).float()  # (T, V)
 
 
-def _normed_rows(model, hs: tuple):
-    """Every layer's hidden states as rows ((L+1) * T, C) ready for the unembedding: the last layer's first (it
-    names the default targets), then layers 0..L-1 through the final norm (GPT-1: none). One matrix, so the
-    unembedding reads its weights once per ROWS rows, not once per layer."""
+def _normed_rows(model, hs: tuple, lengths: list[int]):
+    """Every text's hidden states as rows ready for the unembedding, and each row's text, layer and position: the last
+    layer's rows of every text first (they name the default targets), then layers 0..L-1 through the final norm
+    (GPT-1: none). One matrix, so the unembedding reads its weights once per ROWS rows, not once per layer and text."""
     import torch
 
     norm, n_layer = final_norm(model), len(hs) - 1
-    rest = [hs[layer][0] if norm is None else norm(hs[layer][0]) for layer in range(n_layer)]
-    return torch.cat([hs[n_layer][0], *rest])
+    rows, who, layers, positions = [], [], [], []
+    for layer in (n_layer, *range(n_layer)):
+        for b, t in enumerate(lengths):
+            h = hs[layer][b, :t]  # (t, C)
+            rows.append(h if layer == n_layer or norm is None else norm(h))
+            who += [b] * t
+            layers += [layer] * t
+            positions += range(t)
+    return torch.cat(rows), torch.tensor(who), torch.tensor(layers), torch.tensor(positions)
 
 
 def check_position(position: int, n: int) -> int:
@@ -115,44 +133,57 @@ def lens(model, ids: list[int], top: int = 5, target: int | None = None) -> dict
     (the model's own prediction there). Returns numpy arrays: top_ids (L+1, T, k) int64, top_p
     (L+1, T, k) float32, targets (T,) int64, rank (L+1, T) int64, p (L+1, T) float32.
     """
-    import torch
+    return lens_many(model, [ids], top, target)[0]
 
+
+def check_inputs(model, batch: list[list[int]], top: int, target: int | None) -> None:
+    """LensError for a model, text, --top or target the lens cannot take."""
     check_model(model)
     vocab = model.get_output_embeddings().weight.shape[0]
-    if not ids:
-        raise LensError("the text is empty", "empty_text")
-    check_fits(len(ids), context_of(model.config), LensError)
+    for ids in batch:
+        if not ids:
+            raise LensError("the text is empty", "empty_text")
+        check_fits(len(ids), context_of(model.config), LensError)
     if not 1 <= top <= vocab:
         raise LensError(f"--top must be between 1 and the vocabulary size {vocab}, not {top}", "top", top=top)
     if target is not None and not 0 <= target < vocab:
         raise LensError(f"target id {target} is outside the vocabulary (0..{vocab - 1})", "target_tokens")
-    hs = hidden_states(model, ids)
-    n_layer, t = len(hs) - 1, len(ids)
-    top_ids = np.empty((n_layer + 1, t, top), np.int64)
-    top_p = np.empty((n_layer + 1, t, top), np.float32)
-    rank = np.empty((n_layer + 1, t), np.int64)
-    p = np.empty((n_layer + 1, t), np.float32)
+
+
+def lens_many(model, batch: list[list[int]], top: int = 5, target: int | None = None) -> list[dict]:
+    """lens() of several texts from one right-padded forward pass, every text's rows read out by the same
+    unembedding passes (a class's texts at once: lab.serving.gather); one result per text, as lens() gives it."""
+    import torch
+
+    check_inputs(model, batch, top, target)
+    hs = hidden_states_many(model, batch)
+    n_layer, lengths = len(hs) - 1, [len(ids) for ids in batch]
+    out = [{"n_layer": n_layer, "top_ids": np.empty((n_layer + 1, t, top), np.int64),
+            "top_p": np.empty((n_layer + 1, t, top), np.float32), "rank": np.empty((n_layer + 1, t), np.int64),
+            "p": np.empty((n_layer + 1, t), np.float32)} for t in lengths]
     with torch.inference_mode():
-        rows = _normed_rows(model, hs)  # ((L+1) * T, C): the last layer's rows first, then layers 0..L-1
-        targets = torch.full((t,), -1 if target is None else target)  # (T,): filled by the last layer if -1
-        order = [n_layer, *range(n_layer)]
+        rows, who, layers, positions = _normed_rows(model, hs, lengths)  # the last layer's rows first
+        targets = torch.full((len(batch), max(lengths)), -1 if target is None else target)  # (B, T): -1 to fill
         for lo in range(0, rows.shape[0], ROWS):  # at most ROWS rows x V logits at once, one pass over the matrix
-            logits = model.get_output_embeddings()(rows[lo:lo + ROWS]).float()  # (r, V)
+            part = slice(lo, lo + ROWS)
+            logits = model.get_output_embeddings()(rows[part]).float()  # (r, V)
             norm = torch.logsumexp(logits, -1, keepdim=True)  # (r, 1): p = exp(logit - norm)
             values, indices = logits.topk(top, -1)  # (r, k), by logit = by probability
-            at = torch.arange(lo, lo + logits.shape[0])
-            layers, positions = torch.tensor(order)[at // t], at % t
-            if target is None and lo < t:  # the last layer's rows: the model's own predictions
-                last = positions[layers == n_layer]
-                targets[last] = indices[: len(last), 0]
-            hit = logits.gather(1, targets[positions, None])  # (r, 1): the target's logit
-            rank[layers, positions] = ((logits > hit).sum(-1) + 1).numpy()
-            p[layers, positions] = (hit - norm).exp()[:, 0].numpy()
-            top_ids[layers, positions] = indices.numpy()
-            top_p[layers, positions] = (values - norm).exp().numpy()
+            w, lay, pos = who[part], layers[part], positions[part]
+            if target is None:  # the last layer's rows (all before any other): the model's own predictions
+                last = lay == n_layer
+                targets[w[last], pos[last]] = indices[last, 0]
+            hit = logits.gather(1, targets[w, pos][:, None])  # (r, 1): the target's logit
+            found = {"rank": ((logits > hit).sum(-1) + 1).numpy(), "p": (hit - norm).exp()[:, 0].numpy(),
+                     "top_ids": indices.numpy(), "top_p": (values - norm).exp().numpy()}
+            for b in w.unique().tolist():
+                mine = (w == b).numpy()
+                for key, value in found.items():
+                    out[b][key][lay[mine].numpy(), pos[mine].numpy()] = value[mine]
             del logits
-    return {"n_layer": n_layer, "top_ids": top_ids, "top_p": top_p, "targets": targets.numpy().astype(np.int64),
-            "rank": rank, "p": p}
+    for b, result in enumerate(out):
+        result["targets"] = targets[b, :lengths[b]].numpy().astype(np.int64)
+    return out
 
 
 def first_and_settled(ranks) -> tuple[int | None, int | None]:

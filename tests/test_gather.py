@@ -5,7 +5,8 @@ reader only, and the shared model is unchanged.
 
 Tolerance: a padded batch is not bit-identical to a lone text. Largest difference measured in any attention weight,
 2026-12-06, course-gpt2, the 12 texts below gathered in one round: 1.0e-6 with 1 torch thread and with 2; TOL is five
-times more.
+times more. The lens, the same twelve texts: its probabilities 8.8e-7 (1 thread) and 1.8e-6 (2), its top ids, targets
+and ranks identical in both (compared exactly).
 """
 
 from __future__ import annotations
@@ -103,3 +104,32 @@ def test_a_text_that_breaks_the_batch_fails_its_own_reader_only(monkeypatch):
     assert len(errors) == 1 and str(errors[0]) == "this text breaks the model"
     assert sorted(g for g in got if isinstance(g, str)) == ["result of a", "result of c", "result of d"]
     assert len(calls[0]) == 4  # one batch first, then each alone
+
+
+@pytest.mark.parametrize("target", [None, 13])
+def test_gathered_lens_equals_each_text_alone(course, monkeypatch, target):
+    """The lens of twelve texts read at once (one padded forward pass, every text's rows through shared unembedding
+    passes) equals lab.lens.lens of each alone, itself checked against transformers' own logits in test_lens.py."""
+    from lab import lens
+
+    monkeypatch.setattr(gather, "WAIT_S", 0.2)
+    monkeypatch.setattr(lens, "ROWS", 64)  # chunks that mix texts and layers
+    ids = [course.tokenizer(t)["input_ids"] for t in TEXTS]
+    rounds = len(gather.SIZES)
+    got = at_once(lambda x: gather.lens(course.model, x, 5, target), ids)
+    assert max(gather.SIZES[rounds:]) >= 4, gather.SIZES[rounds:]
+    for x, result in zip(ids, got, strict=True):
+        alone = lens.lens(course.model, x, 5, target)
+        for key in ("top_ids", "targets", "rank"):
+            np.testing.assert_array_equal(result[key], alone[key], err_msg=key)
+        for key in ("top_p", "p"):
+            np.testing.assert_allclose(result[key], alone[key], rtol=0, atol=TOL, err_msg=key)
+
+
+def test_a_text_the_lens_refuses_never_reaches_a_round(course):
+    from lab.lens import LensError
+
+    rounds = len(gather.SIZES)
+    with pytest.raises(LensError) as e:
+        gather.lens(course.model, [], 5)
+    assert e.value.reason == "empty_text" and len(gather.SIZES) == rounds

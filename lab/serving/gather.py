@@ -120,3 +120,29 @@ def attention_by_layer(model, ids: list[int], budget_bytes: float = ATTENTION_BY
             return gathered(("attention", id(model)), tuple(ids), run, cost, budget_bytes)
         except _Abandoned:
             continue
+
+
+LENS_TOKENS = 4096  # a lens round's padded tokens at most (its hidden states: 13 x 4,096 x 768 floats for GPT-2 small)
+
+
+def lens(model, ids: list[int], top: int = 5, target: int | None = None) -> dict:
+    """lab.lens.lens(model, ids, top, target), computed with the other readers' texts (same top and target) that
+    arrive within WAIT_S: one padded forward pass and shared unembedding passes (lab.lens.lens_many). A text that
+    the lens refuses is refused before any gathering, so it never breaks a round."""
+    from lab import lens as logit_lens
+
+    logit_lens.check_inputs(model, [ids], top, target)
+
+    def cost(batch: list) -> float:
+        return len(batch) * max(len(x) for x in batch)
+
+    def run(batch: list) -> list:
+        return logit_lens.lens_many(model, [list(x) for x in batch], top, target)
+
+    if cost([ids]) > LENS_TOKENS:
+        return logit_lens.lens(model, ids, top, target)
+    while True:
+        try:
+            return gathered(("lens", id(model), top, target), tuple(ids), run, cost, LENS_TOKENS)
+        except _Abandoned:
+            continue
