@@ -2,6 +2,7 @@
 
 from functools import partial
 
+import pytest
 import streamlit as st
 import torch
 from streamlit.testing.v1 import AppTest
@@ -270,3 +271,25 @@ def test_a_seed_click_regenerates_only_what_the_seed_draws(course_standins, forw
     assert streamed(at) == greedy and forwards["n"] == passes
     at.radio(key="samp_compare").set_value("seeds").run()  # five greedy "seeds": the stream's text, no pass at all
     assert forwards["n"] == passes and any("1 different texts out of 5" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "The server is busy: 300 generations are waiting already."),
+                                             ("pt", "O servidor está ocupado: 300 gerações já estão esperando.")])
+def test_a_full_engine_is_a_notice_not_a_hang(course_standins, monkeypatch, lang, words):
+    """The shared engine's queue full (lab.serving.shared: EngineBusy): the reader is told, in their language, and the
+    page goes on; the next run generates again (nothing of the refusal is kept as a result)."""
+    from lab.serving import shared
+    from lab.serving.engine import EngineBusy
+
+    real = shared.steps
+
+    def busy(*args, **kwargs):
+        raise EngineBusy("the engine is busy", "busy", waiting=300, limit=256)
+        yield  # a generator, as the real one
+
+    monkeypatch.setattr(shared, "steps", busy)
+    at = open_page(lang=lang)
+    assert not at.exception and any(w.value.startswith(words) for w in at.warning), [w.value for w in at.warning]
+    monkeypatch.setattr(shared, "steps", real)
+    at.run()
+    assert not at.exception and len(streamed(at)) == at.session_state["samp_n"]
