@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import altair as alt
 
+from viz.altair_internals import own
 from viz.present import _parts
 
 WORDS = {"en": {"chart": "Chart", "x": "across", "y": "up", "color": "colour", "by": "by"},
@@ -21,8 +22,7 @@ CHANNELS = ("x", "y", "color")
 
 def _get(obj, name):
     """A property set on an Altair object (from its own keywords: a channel's attributes are setters), or None."""
-    value = obj._kwds.get(name, alt.Undefined) if isinstance(obj, alt.SchemaBase) else alt.Undefined
-    return None if value is alt.Undefined else value
+    return own(obj, name)
 
 
 def _title_text(title) -> str:

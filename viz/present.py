@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import altair as alt
 
+from viz.altair_internals import own, set_own
+
 FACTOR = 1.35  # how much larger a chart's own sizes are on a projector
 # Vega-Lite config for the fonts a chart leaves to Vega: axes, legends, titles, facet headers, text marks.
 FONTS = {"axis": {"labelFontSize": 15, "titleFontSize": 17},
@@ -35,8 +37,7 @@ def _parts(ch) -> list:
 
 
 def _get(c, name):
-    value = getattr(c, name, alt.Undefined) if hasattr(c, "_kwds") and name in c._kwds else alt.Undefined
-    return None if value is alt.Undefined else value
+    return own(c, name)
 
 
 def _length(value, factor: float):
@@ -56,9 +57,9 @@ def _scale_mark(c, factor: float) -> None:
     if not isinstance(mark, alt.SchemaBase):
         return
     for name in MARK_SIZES:
-        v = mark._kwds.get(name, alt.Undefined)
+        v = own(mark, name)
         if isinstance(v, int | float) and not isinstance(v, bool):
-            mark._kwds[name] = v * factor * factor if name == "size" else v * factor
+            set_own(mark, name, v * factor * factor if name == "size" else v * factor)
 
 
 def scaled(ch, factor: float = FACTOR):
@@ -69,7 +70,7 @@ def scaled(ch, factor: float = FACTOR):
         for name in ("width", "height"):
             v = _get(c, name)
             if v is not None:
-                c._kwds[name] = _length(v, factor)
+                set_own(c, name, _length(v, factor))
     return ch
 
 
