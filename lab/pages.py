@@ -30,7 +30,10 @@ class Page:
     `python -m lab` commands that print what it shows (the lab guide links them to it), registered by the
     modules in `cli`. bench: the lab.benchmarks modules measuring it; class_bench: whether the class-on-one-link
     bench opens it. views: the views a lesson step can be about, its main one first (the page draws each in
-    ui.presentation.view(name))."""
+    ui.presentation.view(name)). own_text: the choices that reveal the page's text box, (input, value) pairs (its
+    own text, a URL to measure): a page whose text box is hidden until the reader picks "own text" names that pick
+    here, and everything that must reach the box reads it (scripts/lesson_headless.py's inputs, the bad-input
+    matrix); () when the box is always there or the page has none."""
 
     slug: str
     title: tuple[str, str]
@@ -43,6 +46,7 @@ class Page:
     views: tuple[str, ...] = ()
     default: bool = False
     file: str = ""
+    own_text: tuple[tuple[str, str], ...] = ()
 
     @property
     def script(self) -> str:
@@ -63,23 +67,27 @@ PAGES: tuple[Page, ...] = (
          ("lab.cli.attention",), ("lab.benchmarks.attention",), True, ("head", "all_heads")),
     Page("causal_mask", ("The causal mask", "A máscara causal"), "theater_comedy", ("04", "11"), ("trophy",),
          ("lab.cli.attention",), (), True, ("mask", "trophy")),
+    Page("heads", ("Heads at work", "Cabeças em ação"), "psychology", ("04", "05"), ("heads",), ("lab.cli.heads",),
+         views=("copy", "knockout")),
     Page("logit_lens", ("Logit lens", "Lente dos logits"), "layers", ("05",), ("lens",), ("lab.cli.lens",),
          ("lab.benchmarks.lens",), True, ("grid", "follow")),
     Page("perplexity", ("Perplexity", "Perplexidade"), "trending_down", ("06", "08", "09"), ("perplexity",),
-         ("lab.cli.perplexity",), ("lab.benchmarks.perplexity",), True, ("table", "surprisal")),
+         ("lab.cli.perplexity",), ("lab.benchmarks.perplexity",), True, ("table", "surprisal"),
+         own_text=(("ppl_source", "own"),)),
     Page("sampling", ("Sampling", "Amostragem"), "casino", ("07",), ("next", "sample"), ("lab.cli.sampling",),
          ("lab.benchmarks.sampling",), True, ("text", "distribution", "compare")),
     Page("fill", ("Fill in the blank", "Preencher a lacuna"), "edit_note", ("09", "10", "11"), ("fill", "history"),
          ("lab.cli.fill",), ("lab.benchmarks.fill",), True, ("fill", "compare", "masking")),
     Page("detector", ("The detector", "O detector"), "policy", ("12",), ("detect", "detect-eval"),
-         ("lab.cli.detect",), ("lab.benchmarks.detect",), True, ("colours", "verdict", "base_rate")),
+         ("lab.cli.detect",), ("lab.benchmarks.detect",), True, ("colours", "verdict", "base_rate"),
+         own_text=(("det_source", "own"),)),
     Page("code", ("Code beside the tensors", "O código ao lado dos tensores"), "code", ("13",), ("trace",),
          ("lab.cli.trace",), ("lab.benchmarks.code",), True, ("tensor",)),
     Page("serving", ("Serving over HTTP", "Servir por HTTP"), "dns", ("14",), ("serve", "loadtest"),
-         ("lab.cli.serve",), ("lab.benchmarks.serving",), True, ("commands",)),
+         ("lab.cli.serve",), ("lab.benchmarks.serving",), True, ("commands",), own_text=(("serve_source", "url"),)),
     Page("lab_guide", ("The lab guide", "O guia do laboratório"), "terminal", ("15",), views=("commands",)),
     Page("ceiling", ("The ceiling", "O teto"), "vertical_align_top", ("16",), ("ceiling",), ("lab.cli.ceiling",),
-         ("lab.benchmarks.ceiling",), True, ("curves",)),
+         ("lab.benchmarks.ceiling",), True, ("curves",), own_text=(("ceil_source", "own"),)),
 )
 
 # Commands no page reproduces: command -> its chapter in the lab guide; and the modules that register them.

@@ -367,7 +367,28 @@ ENGINE: dict[tuple[str, str], Words] = {
         f"Esta geração falhou no servidor ({d['error']}); as dos outros leitores continuam. Tente de novo."),
 }
 
-TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS | TEACHING | ENGINE
+# The heads page (lab/heads.py): an empty or one-token text, a head the model does not have.
+HEADS: dict[tuple[str, str], Words] = {
+    ("HeadsError", "empty_text"): lambda d: ("The text is empty: type some text.",
+                                             "O texto está vazio: digite algum texto."),
+    ("HeadsError", "one_token"): lambda d: ("The text is one token: a loss needs at least two.",
+                                            "O texto tem um só token: uma perda precisa de pelo menos dois."),
+    ("HeadsError", "bad_head"): lambda d: (
+        f"There is no head {d['layer']}.{d['head']}: the model has layers 0-{d['n_layer'] - 1} and heads "
+        f"0-{d['n_head'] - 1}.", f"Não existe a cabeça {d['layer']}.{d['head']}: o modelo tem as camadas "
+        f"0-{d['n_layer'] - 1} e as cabeças 0-{d['n_head'] - 1}."),
+    ("HeadsError", "bad_head_text"): lambda d: (
+        f"A head is written layer.head (like 2.3), not {d['part']!r}.",
+        f"Uma cabeça se escreve camada.cabeça (como 2.3), não {d['part']!r}."),
+    ("HeadsError", "not_gpt2"): lambda d: (
+        f"These experiments run GPT-2's own forward; {d['model_type']} is not a GPT-2 model.",
+        f"Estes experimentos rodam o forward do próprio GPT-2; {d['model_type']} não é um modelo GPT-2."),
+    ("HeadsError", "encoder"): lambda d: (
+        f"{d['model']} is an encoder: knocking heads out here needs a decoder.",
+        f"{d['model']} é um encoder: desligar cabeças aqui precisa de um decoder."),
+}
+
+TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS | TEACHING | ENGINE | HEADS
 
 
 def text(e: Exception) -> str:

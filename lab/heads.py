@@ -1,0 +1,220 @@
+"""Heads at work: the model copies (induction heads), and a head knocked out (chapters 04, 05).
+
+For the "Heads at work" page and `python -m lab heads copy|knockout`.
+
+- The repeated sequence (Olsson et al. 2022): `n` token ids drawn without replacement, seeded by a
+  per-call `torch.Generator`, from the rows the model actually trained (lab.learned's rarely trained
+  rows and the special tokens left out), written twice after the end-of-text token (the start every
+  GPT-2 training window may begin with). A model that copies predicts the second copy far better than
+  the first: the loss per position (bits) falls.
+- Induction score of a head: the mean attention from each query of the second copy (positions
+  n+1..2n) to the token after that token's first occurrence (key q - n + 1). TransformerLens'
+  tutorial takes the whole offset diagonal, which adds the last two queries of the first copy; here
+  only the second copy counts. Previous-token score: the mean attention from query q to key q - 1
+  over q = 1..T-1 (lab.attention.layer_summary's "previous"). Both read transformers' own
+  `output_attentions` (eager), through lab.attention.
+- Knock a head out: GPT-2's forward is run in plain torch on the model's own weights (lab.gpt2.model),
+  with a recorder that replaces the chosen heads' slice of the attention output before c_proj
+  ("attn.mixed", [H, T, D]) by zeros ("zero") or by that head's mean over the positions of the same
+  text ("mean": the reference set is the text itself). Nothing of the shared model is written, hooked
+  or toggled: the weights are only read, so any number of sessions can knock heads out at once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lab import gpt2
+from lab.errors import LabError
+from lab.models import context_of, require_decoder
+from lab.text import check_fits
+
+LENGTH = 20  # tokens in one copy of the repeated sequence (the page's default)
+SEED = 0
+MODES = ("zero", "mean")
+LN2 = math.log(2)
+
+
+class HeadsError(LabError):
+    """A request the heads experiments cannot run: reason "empty_text", "one_token" (tokens), "length" (length,
+    most), "bad_head" (layer, head, n_layer, n_head), "bad_mode" (mode), "not_gpt2" (model_type), "encoder",
+    "too_long"."""
+
+
+def check_model(model) -> None:
+    """A GPT-2-family decoder (lab.gpt2 writes GPT-2's forward), else HeadsError."""
+    require_decoder(model, HeadsError, "knocking heads out")
+    if model.config.model_type != "gpt2":
+        raise HeadsError(f"the heads experiments run GPT-2's own forward (lab.gpt2); {model.config.model_type} "
+                         "is not a GPT-2 model", "not_gpt2", model_type=model.config.model_type)
+
+
+def check_ids(model, ids: list[int]) -> None:
+    """Two tokens at least (a loss needs a next token), and no more than the model's context."""
+    if not ids:
+        raise HeadsError("the text is empty: type some text", "empty_text")
+    if len(ids) < 2:
+        raise HeadsError("the text is one token: a loss needs at least two", "one_token", tokens=len(ids))
+    check_fits(len(ids), context_of(model.config), HeadsError)
+
+
+def check_heads(model, heads: list[tuple[int, int]]) -> None:
+    """Every (layer, head) inside the model, else HeadsError naming the first one that is not."""
+    n_layer, n_head = model.config.n_layer, model.config.n_head
+    for layer, head in heads:
+        if not (0 <= layer < n_layer and 0 <= head < n_head):
+            raise HeadsError(f"there is no head {layer}.{head}: the model has layers 0-{n_layer - 1} and heads "
+                             f"0-{n_head - 1}", "bad_head", layer=layer, head=head, n_layer=n_layer, n_head=n_head)
+
+
+def usable_ids(model, tokenizer) -> np.ndarray:
+    """The ids the repeated sequence draws from: every row of the vocabulary the model trained (lab.learned's
+    rarely trained rows and the special tokens left out), sorted."""
+    from lab import learned
+
+    vocab = min(model.get_input_embeddings().weight.shape[0], len(tokenizer))
+    out = np.ones(vocab, dtype=bool)
+    out[np.asarray(learned.rarely_trained(model, tokenizer)["ids"], dtype=np.int64)] = False
+    out[[i for i in tokenizer.all_special_ids if i < vocab]] = False
+    return np.flatnonzero(out)
+
+
+def repeated(model, tokenizer, length: int = LENGTH, seed: int = SEED) -> list[int]:
+    """[end-of-text] + r + r: r is `length` distinct well-trained ids drawn with a generator seeded by `seed`."""
+    import torch
+
+    most = (context_of(model.config) - 1) // 2
+    if not 2 <= length <= most:
+        raise HeadsError(f"the repeated sequence takes 2 to {most} tokens per copy, not {length}", "length",
+                         length=length, most=most)
+    pool = usable_ids(model, tokenizer)
+    g = torch.Generator().manual_seed(seed)
+    r = pool[torch.randperm(len(pool), generator=g)[:length].numpy()].tolist()
+    start = [tokenizer.eos_token_id] if tokenizer.eos_token_id is not None else []
+    return start + r + r
+
+
+def scores(att: np.ndarray, length: int | None = None) -> dict:
+    """Per layer x head (L, H) from attention [L, H, T, T]: "previous" (mean of att[q, q-1], q = 1..T-1) and,
+    for a repeated sequence whose copies are `length` long and end the ids, "induction" (mean over the second
+    copy's queries q of att[q, q - length + 1])."""
+    t = att.shape[-1]
+    q = np.arange(1, t)
+    out = {"previous": att[..., q, q - 1].mean(-1, dtype=np.float64)}
+    if length is not None:
+        q2 = np.arange(t - length, t)  # the second copy's positions
+        out["induction"] = att[..., q2, q2 - length + 1].mean(-1, dtype=np.float64)
+    return out
+
+
+def losses(logits, ids: list[int]) -> np.ndarray:
+    """Next-token loss in bits at each position 0..T-2 (predicting ids[1:]) from logits [T, V]."""
+    import torch
+
+    nats = torch.nn.functional.cross_entropy(logits[:-1].double(), torch.tensor(ids[1:]), reduction="none")
+    return (nats / LN2).numpy()
+
+
+class Knockout:
+    """A lab.gpt2 recorder that replaces chosen heads' outputs before c_proj ("attn.mixed", [H, T, D]); new
+    tensors only."""
+
+    def __init__(self, by_layer: dict[int, list[int]], mode: str, layer: int = -1):
+        self.by_layer, self.mode, self.here = by_layer, mode, by_layer.get(layer, [])
+
+    def __call__(self, name, x):
+        if name != "attn.mixed" or not self.here:
+            return x
+        x = x.clone()
+        for h in self.here:
+            x[h] = 0 if self.mode == "zero" else x[h].mean(0, keepdim=True)  # [T, D] -> zeros or the mean row
+        return x
+
+    def layer(self, i: int):
+        return Knockout(self.by_layer, self.mode, i)
+
+
+def forward_losses(model, ids: list[int], heads=(), mode: str = "zero") -> np.ndarray:
+    """Loss in bits per position of GPT-2's forward (lab.gpt2) with `heads` [(layer, head)] knocked out."""
+    import torch
+
+    from lab.trace import weights
+
+    by_layer: dict[int, list[int]] = {}
+    for layer, head in heads:
+        by_layer.setdefault(layer, []).append(head)
+    with torch.inference_mode():
+        logits, _ = gpt2.model(weights(model), torch.tensor(ids), rec=Knockout(by_layer, mode))
+    return losses(logits, ids)
+
+
+def knockout(model, ids: list[int], heads: list[tuple[int, int]], mode: str = "zero") -> dict:
+    """The loss per position (bits) with and without `heads` knocked out, and the change ("delta")."""
+    check_model(model)
+    check_ids(model, ids)
+    check_heads(model, heads)
+    if mode not in MODES:
+        raise HeadsError(f"the mode is 'zero' or 'mean', not {mode!r}", "bad_mode", mode=mode)
+    clean, knocked = forward_losses(model, ids), forward_losses(model, ids, heads, mode)
+    return {"heads": [list(h) for h in heads], "mode": mode, "clean": clean, "knocked": knocked,
+            "delta": knocked - clean, "mean_delta": float((knocked - clean).mean())}
+
+
+def knockout_grid(model, ids: list[int], mode: str = "zero") -> np.ndarray:
+    """(L, H): the mean loss change (bits per token) when each head alone is knocked out."""
+    check_model(model)
+    check_ids(model, ids)
+    clean = forward_losses(model, ids).mean()
+    n_layer, n_head = model.config.n_layer, model.config.n_head
+    return np.array([[forward_losses(model, ids, [(layer, head)], mode).mean() - clean for head in range(n_head)]
+                     for layer in range(n_layer)])
+
+
+def copying(model, tokenizer, ids: list[int] | None = None, length: int = LENGTH, seed: int = SEED) -> dict:
+    """The copy experiment: on the seeded repeated sequence (ids None), or on the reader's ids (then no
+    induction score): loss per position (bits), its mean over each copy, and the (L, H) score grids."""
+    from lab.attention import attention
+
+    check_model(model)
+    own = ids is not None
+    ids = list(ids) if own else repeated(model, tokenizer, length, seed)
+    check_ids(model, ids)
+    bits = forward_losses(model, ids)
+    grids = scores(attention(model, ids), None if own else length)
+    out = {"ids": ids, "own": own, "length": None if own else length, "seed": None if own else seed,
+           "loss": bits, **grids}
+    if not own:  # bits[p] predicts ids[p + 1]: the first copy's tokens are ids[1..n], the second's ids[n+1..2n]
+        out["first_half"] = float(bits[:length].mean())
+        out["second_half"] = float(bits[length:].mean())
+    return out
+
+
+def best(grid: np.ndarray, k: int = 3) -> list[dict]:
+    """The k highest cells of an (L, H) grid, best first: {"layer", "head", "score"}."""
+    order = np.argsort(-grid, axis=None, kind="stable")[:k]
+    return [{"layer": int(i // grid.shape[1]), "head": int(i % grid.shape[1]), "score": float(grid.flat[i])}
+            for i in order]
+
+
+def parse_heads(text: str) -> list[tuple[int, int]]:
+    """'2.3, 1.0' -> [(2, 3), (1, 0)]; HeadsError (reason "bad_head_text") for anything else."""
+    out = []
+    for part in text.replace(";", ",").split(","):
+        if not part.strip():
+            continue
+        try:
+            layer, head = (int(x) for x in part.strip().split("."))
+        except ValueError:
+            raise HeadsError(f"a head is written layer.head (like 2.3), not {part.strip()!r}", "bad_head_text",
+                             part=part.strip()) from None
+        out.append((layer, head))
+    return out
+
+
+def ids_of(tokenizer, text: str) -> list[int]:
+    """The ids of a reader's text (lab.text.encode), or [] for a blank one (check_ids then says "empty_text")."""
+    from lab.text import encode
+
+    return encode(tokenizer, text) if text.strip() else []
