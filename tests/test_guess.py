@@ -539,3 +539,27 @@ def test_a_word_is_letters_and_digits_and_punctuation_is_not_walked(gpt2):
     passage = guess.read_passage(gpt2, text)
     words = [guess.word_text(passage, gpt2.tokenizer, a, b) for a, b in guess.word_walk(passage, gpt2.tokenizer)]
     assert words == [" world", " Don't", " stop", " guarda-chuva", " 42x"]  # "Hello" is token 0: nothing before it
+
+
+def test_the_last_token_and_the_last_word_are_guessed_from_a_table(capsys, tmp_path, tiny_model_dirs, gpt2):
+    """Issue 58, item 5: `python -m lab guess --answers` takes a row at the walk's last position, in token units (the
+    passage's last token, "." here) and in word units (its last word, " room": the "." is not walked), and refuses the
+    one after it. Counted by hand: transformers' tokenizer numbers the tokens; TEXT's words split at spaces are 17, the
+    first ("The", token 0) not walked; 2 answers, 1 word named, right twice: (2 + 1/2) / (2 + 1)."""
+    ids = gpt2.tokenizer(TEXT)["input_ids"]
+    words = TEXT.replace(".", "").split()
+    assert len(words) == 17 and words[-1] == "room" and gpt2.tokenizer.decode(ids[-1:]) == "."
+    model, table = str(tiny_model_dirs["gpt2"]), tmp_path / "answers.csv"
+    for unit, last, answer in (("token", len(ids) - 1, "."), ("word", len(words) - 1, "room")):
+        table.write_text(f"position,answer,count\n1,x,1\n{last},{answer},2\n", encoding="utf-8")
+        doc = run_json(capsys, "guess", "--json", "--model", model, "--text", TEXT, "--unit", unit,
+                       "--answers", str(table))
+        assert len(doc["positions"]) == last and doc["positions"][-1]["token"].strip() == answer, unit
+        end = doc["class"][-1]
+        assert (end["position"], end["answers"], end["right"]) == (last, 2, 2), unit
+        assert end["p"] == pytest.approx(2.5 / 3) and doc["summary"]["positions"] == 2, unit
+        table.write_text(f"position,answer,count\n{last + 1},{answer},2\n", encoding="utf-8")
+        assert main(["guess", "--json", "--model", model, "--text", TEXT, "--unit", unit,
+                     "--answers", str(table)]) == 2
+        assert f"line 2: position {last + 1} is not in the passage: positions go from 1 to {last}" \
+            in capsys.readouterr().err, unit
