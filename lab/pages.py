@@ -68,7 +68,7 @@ PAGES: tuple[Page, ...] = (
     Page("causal_mask", ("The causal mask", "A máscara causal"), "theater_comedy", ("04", "11"), ("trophy",),
          ("lab.cli.attention",), (), True, ("mask", "trophy")),
     Page("heads", ("Heads at work", "Cabeças em ação"), "psychology", ("04", "05"), ("heads",), ("lab.cli.heads",),
-         views=("copy", "knockout")),
+         views=("copy", "knockout"), own_text=(("heads_source", "own"),)),
     Page("logit_lens", ("Logit lens", "Lente dos logits"), "layers", ("05",), ("lens",), ("lab.cli.lens",),
          ("lab.benchmarks.lens",), True, ("grid", "follow")),
     Page("perplexity", ("Perplexity", "Perplexidade"), "trending_down", ("06", "08", "09"), ("perplexity",),
