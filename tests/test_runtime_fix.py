@@ -130,3 +130,77 @@ def test_the_app_installs_it_on_this_streamlit():
     AppTest.from_file(APP, default_timeout=60).run()
     assert getattr(AppSession.request_rerun, "lab_fix", False)
     assert runtime_fix.install()  # once: a second call changes nothing
+
+
+TWO_TICKS = '''
+import os
+import time
+from pathlib import Path
+
+import streamlit as st
+
+if os.environ.get("LAB_RUNTIME_FIX") == "1":
+    from ui import runtime_fix
+
+    runtime_fix.install()
+
+
+@st.fragment(run_every=3600)  # a timer fragment (a room's poll); the test's client sends its ticks itself
+def poll(name: str) -> None:
+    with Path(os.environ["LAB_TICKS_LOG"]).open("a") as f:
+        f.write(name + "\\n")
+    time.sleep(0.5)
+    st.write(name)
+
+
+poll("a")
+poll("b")
+'''
+
+
+async def _two_ticks_at_once(url: str) -> None:
+    """A page opened over Streamlit's own protocol (what the frontend sends), then its two timer fragments' ticks sent
+    together, as the browser sends them when both timers fall due in the same instant."""
+    import asyncio
+
+    from websockets.asyncio.client import connect
+
+    from bench_pages.readers import _rerun_message
+    from ui.streamlit_internals import BackMsg, ForwardMsg
+
+    fragments = []
+    async with connect(url.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"]) as ws:
+        await ws.send(_rerun_message("", "", url))
+        async for data in ws:
+            fwd = ForwardMsg()
+            fwd.ParseFromString(data)
+            if fwd.WhichOneof("type") == "auto_rerun":
+                fragments.append(fwd.auto_rerun.fragment_id)
+            if fwd.WhichOneof("type") == "script_finished":
+                break
+        assert len(fragments) == 2, fragments
+        for fragment in fragments:
+            msg = BackMsg()
+            msg.ParseFromString(_rerun_message("", "", url))
+            msg.rerun_script.fragment_id, msg.rerun_script.is_auto_rerun = fragment, True
+            await ws.send(msg.SerializeToString())
+        await asyncio.sleep(2.5)  # both ticks' runs (0.5 s each) would be over
+
+
+@pytest.mark.parametrize("fixed", [True, False])
+def test_on_a_real_server_a_tick_during_a_fragments_run_is_dropped(tmp_path, fixed):
+    """Issue 58: on a real Streamlit server (its AppSession, its ScriptRunner, its protocol), two timer fragments
+    ticking at once: the first tick runs its fragment; with the fix the second, arriving during that run, is dropped
+    (the next tick comes a second later); without it, it waits and runs right after (what lost a page's lesson bar).
+    The unfixed server is run too, so this test is seen telling the two apart."""
+    import asyncio
+
+    from lab.testing.browser import ROOT, streamlit_server
+
+    script, log = tmp_path / "two_ticks.py", tmp_path / "ticks.log"
+    script.write_text(TWO_TICKS, encoding="utf-8")
+    env = {"LAB_RUNTIME_FIX": "1" if fixed else "0", "LAB_TICKS_LOG": str(log), "PYTHONPATH": str(ROOT)}
+    with streamlit_server(str(script), env=env) as url:
+        asyncio.run(_two_ticks_at_once(url))
+    runs = log.read_text(encoding="utf-8").split()
+    assert runs == (["a", "b", "a"] if fixed else ["a", "b", "a", "b"]), runs
