@@ -18,7 +18,8 @@ random id of their browser session (no name); one answer per `who` per round, re
 refused once the teacher closed or revealed the round. The ids never leave the store: only counts do. Answers
 live and expire with their room; `close()` removes them.
 
-Two stores with one behaviour:
+Two stores with one behaviour, written once in their base `Store` (the checks, the ids, the wording), each keeping
+the rooms its own way:
 
 - MemoryStore: a dict in this process (the default; one app process);
 - RedisStore: one Redis (`LAB_ROOMS_URL=redis://host:6379/0`), so that a class spread over replicas sees one
