@@ -172,8 +172,13 @@ def _not_teacher(code: str) -> RoomError:
     return RoomError(f"not the teacher of room {code}", "not_teacher", code=code)
 
 
+class TakenBack(RoomError):
+    """RoomError "taken_back": this session's secret held the room until its key took it back elsewhere (a page tells it
+    apart by its class, and then follows the room as a viewer)."""
+
+
 def _taken_back(code: str) -> RoomError:
-    return RoomError(f"room {code} was taken back with its key in another session", "taken_back", code=code)
+    return TakenBack(f"room {code} was taken back with its key in another session", "taken_back", code=code)
 
 
 def _wrong_key(code: str, wrong: int) -> RoomError:
