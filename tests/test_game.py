@@ -205,3 +205,41 @@ def test_a_right_guess_of_several_tokens_is_drawn_right(lang):
     assert drawn and all(r["mark"] == "right" and r["mark_name"] == right for r in drawn), drawn
     played = questions.game_play(q, "course-gpt2", {1: {"apt": 1}})
     assert played["class"][0]["right"] == 1 and played["class"][0]["guesses"][0]["right"] is True
+
+
+def test_the_last_positions_guesses_stay_in_the_table_and_the_summary_once_revealed(side):
+    """Issue 58, item 5: a room plays every position, the last one included; once the last is revealed, its guesses
+    are in the teacher's table (the class's top guess, its probability) and in the class's bits per word, counted by
+    hand (the add-1/2 rule of lab/guess.py's docstring: a word nobody named gets the escape's 1/2 / (N + (k + 1)/2)
+    times (1 / 2V) per token, V the course tokenizer's 8,192; WORDS above, by eye, are the true words)."""
+    from lab.models import load
+
+    teacher = open_page(None, lesson=LESSON, step=str(STEP))
+    teacher.button(key="room_start").click().run()
+    room = teacher.session_state["_room_teacher"]
+    n, store = len(WORDS), rooms.store()
+    assert side["positions"] == list(range(1, n + 1))
+    for j in range(1, n + 1):
+        key = questions.walk_key(STEP, j)
+        for who, value in (("s1", "the"), ("s2", "the"), ("s3", "box")) if j < n else \
+                (("s1", "package"), ("s2", "package"), ("s3", "box")):
+            store.answer(room["code"], who, key, value)
+        store.reveal(room["code"], room["secret"], key)
+    teacher.run()
+    assert not teacher.exception
+    (table,) = [d.value for d in teacher.dataframe if "model p" in d.value.columns]
+    assert list(table["position"]) == list(range(1, n + 1))
+    last = table.iloc[-1]
+    assert (last["word"], last["class's top guess"], last["class p"]) == ("␣package", "␣package", "0.556")  # 2.5/4.5
+    tokenizer, vocab = load("course-gpt2").tokenizer, 8192
+    bits = []
+    for j, word in enumerate(WORDS, 1):
+        if j == n:
+            p = (2 + 0.5) / (3 + 0.5 * 3)  # N = 3 answers, k = 2 words named, the true one twice
+        elif word == " the":
+            p = (2 + 0.5) / (3 + 0.5 * 3)
+        else:  # nobody named it: the escape, (1 / 2V) for each of its tokens
+            p = 0.5 / (3 + 0.5 * 3) * (1 / (2 * vocab)) ** len(tokenizer(word)["input_ids"])
+        bits.append(-math.log2(p))
+    metrics = {m.label: m.value for m in teacher.metric}
+    assert metrics["The class, bits per word"] == f"{sum(bits) / n:.2f}"
