@@ -87,3 +87,26 @@ def test_number_reads_either_mark_and_refuses_both():
         spreadsheet.number("1.000,5")
     with pytest.raises(ValueError):
         spreadsheet.write(["a"], [], "fr")
+
+
+RISKY = ["@SUM(A1:A9)", "+1+1", "-2+3", "=1+1", "-cmd|' /C calc'!A0"]  # what a student may type
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_both_teacher_exports_guard_an_answer_starting_with_at_plus_or_minus(lang):
+    """Issue 58, item 5: the answers export (lab.questions.csv_text) and the guessing game's (lab.questions.game_csv),
+    read by Python's csv module as a spreadsheet would split them: an answer starting with @, +, - or = is written
+    after a ' (OWASP's CSV injection rule), and each command's reader gives the answer back as typed."""
+    from lab import guess, questions
+
+    sep = spreadsheet.SEPARATORS[lang]
+    next_token = {"en": "Next?", "pt": "Próxima?", "kind": "next-token", "text": "The cat sat on the"}
+    counts = {answer: k for k, answer in enumerate(RISKY, 1)}
+    text = questions.csv_text(next_token, {1: counts}, {"kind": "next-token", "answers": {}}, lang)
+    rows = list(csv.reader(io.StringIO(text.removeprefix("\ufeff"), newline=""), delimiter=sep))
+    assert sorted(r[2] for r in rows[1:]) == sorted("'" + a for a in RISKY)
+    assert questions.read_answers(next_token, text) == counts
+    game = questions.game_csv({"rows": [{"token": " install"}]}, {1: counts}, lang)
+    rows = list(csv.reader(io.StringIO(game.removeprefix("\ufeff"), newline=""), delimiter=sep))
+    assert sorted(r[2] for r in rows[1:]) == sorted("'" + a for a in RISKY)
+    assert sorted(guess.read_answers(game, last=1)) == sorted((1, a, n) for a, n in counts.items())
