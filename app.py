@@ -9,9 +9,9 @@ from ui import a11y, lesson, lesson_maker, navigation, presentation, runtime_fix
 runtime_fix.install()  # a rerun right after a run ended no longer loses that run's end (ui/runtime_fix.py)
 # Shipped with the app and sent inline: a ":material/..." page icon makes every page fetch it from a font host.
 ICON = Path(__file__).parent / "assets" / "icon.svg"
-# A presentation link (?present=1) opens with the sidebar folded away: the projector's 1,280 px go to the page.
+# A presentation link (?present=1, or true) opens with the sidebar folded away: the projector's 1,280 px go to the page.
 st.set_page_config(page_title="GPT-2, taken apart", page_icon=ICON, layout="wide",
-                   initial_sidebar_state="collapsed" if st.query_params.get("present") == "1" else "auto")
+                   initial_sidebar_state="collapsed" if presentation.from_link() else "auto")
 
 # Every page of the manifest (lab/pages.py), in the course's order, titled in the UI language (ui/navigation.py).
 nav = st.navigation(navigation.pages(), expanded=True)

@@ -104,9 +104,9 @@ def test_the_home_page_lists_the_shipped_lessons():
 @pytest.mark.parametrize(("params", "warning"), [
     ({"lesson": "nope"}, "This lesson cannot be opened"),
     ({"lesson": "../../etc/passwd"}, "This lesson cannot be opened"),
-    ({"lesson": LESSON, "step": "9"}, "Not a step of this lesson (1–5); showing step 1"),
-    ({"lesson": LESSON, "step": "-1"}, "Not a step of this lesson"),
-    ({"lesson": LESSON, "step": "²"}, "Not a step of this lesson"),
+    ({"lesson": LESSON, "step": "9"}, "Ignored from the link: `step=9` (out of range 1–5), showing `1` instead"),
+    ({"lesson": LESSON, "step": "-1"}, "Ignored from the link: `step=-1` (out of range 1–5), showing `1`"),
+    ({"lesson": LESSON, "step": "²"}, "Ignored from the link: `step=²` (not a whole number), showing `1`"),
 ])
 def test_garbage_in_the_link_gives_a_notice(params, warning):
     at = open_page(None, **params)

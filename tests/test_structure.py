@@ -248,6 +248,32 @@ def test_no_number_is_typed_into_a_translated_string():
         typed)
 
 
+def _touches_the_address(tree) -> list[int]:
+    """The lines where a module names Streamlit's query parameters: `st.query_params` (any `x.query_params`),
+    `from streamlit import query_params`, or the name as a string (getattr(st, "query_params"))."""
+    lines = []
+    for n in ast.walk(tree):
+        if (isinstance(n, ast.Attribute) and n.attr == "query_params" or _constant(n) == "query_params"
+                or isinstance(n, ast.ImportFrom) and any(a.name == "query_params" for a in n.names)):
+            lines.append(n.lineno)
+    return lines
+
+
+def test_only_url_state_touches_the_address():
+    """Issue 58: every query parameter the app reads or writes, its own (?lang=, ?model=, ?present=, ?lesson=, ?step=,
+    ?room=, ?view=) and the pages' inputs, goes through ui/url_state.py (declared once there, read and written by
+    its codec), so no other module of the app names `st.query_params`. (`query_params=` handed to st.page_link or
+    st.switch_page is a keyword argument, not the address.)"""
+    caught = [_touches_the_address(ast.parse(code)) for code in (
+        "st.query_params.get('x')", "import streamlit\nstreamlit.query_params['x'] = '1'",
+        "from streamlit import query_params", "getattr(st, 'query_params')")]
+    assert all(caught) and not _touches_the_address(ast.parse("st.page_link('p.py', query_params={'a': '1'})"))
+    app = [("app.py", ast.parse((ROOT / "app.py").read_text(encoding="utf-8")))]
+    found = [f"{path}:{line}" for path, tree in [*sources("ui", "app_pages", "viz", "lab"), *app]
+             if path != "ui/url_state.py" for line in _touches_the_address(tree)]
+    assert not found, found
+
+
 def _recipes_table() -> dict[str, list[list[str]]]:
     """README's "How to add a page" table: slug -> [lab modules, cli modules, viz modules, ui modules]."""
     text = (ROOT / "README.md").read_text(encoding="utf-8").split("### How to add a page\n", 1)[1].split("\n#", 1)[0]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from lab.link_codec import write_boolean
+
 TROPHY_EN = "The trophy didn't fit in the suitcase because it was too big."
 TERMS = [
     ("token", ("token", "token"),
@@ -134,7 +136,7 @@ TERMS = [
       "them from both sides; drawn anew every time (dynamic masking).",
       "A tarefa de treino do RoBERTa: esconder 15 % dos tokens (80 % como <mask>, 10 % aleatórios, 10 % iguais) e "
       "prevê-los pelos dois lados; sorteados de novo a cada vez (máscara dinâmica)."),
-     "app_pages/fill.py", {"fill_dynamic": "true"}),
+     "app_pages/fill.py", {"fill_dynamic": write_boolean(True)}),
     ("kv_cache", ("KV cache (key-value cache)", "cache KV (de chaves e valores)"),
      ("The keys and values of the tokens already read, kept so each new token costs one step instead of re-reading "
       "the text: 36,864 bytes per token for GPT-2 small in fp16.",

@@ -11,8 +11,11 @@ LANGUAGES = {"en": "English", "pt": "Português (Brasil)"}
 
 
 def lang() -> str:
-    """The current UI language code ('en' or 'pt'): the reader's choice, the link's ?lang=, else the browser's."""
-    code = st.session_state.get("ui_lang") or st.query_params.get("lang") or browser_language()
+    """The current UI language code ('en' or 'pt'): the reader's choice, the link's ?lang=, else the browser's (a
+    ?lang= that is neither is ignored: the sidebar says so)."""
+    from ui import url_state  # here: url_state words its notices with t()
+
+    code = st.session_state.get("ui_lang") or url_state.read(url_state.LANG) or browser_language()
     return code if code in LANGUAGES else "en"
 
 

@@ -31,7 +31,7 @@ from viz.format import markdown_literal
 KEY = "_lesson"  # session: {"name", "shown": the step applied in this session (None: apply again)}
 NOTES = "lesson_notes"  # the "presenter notes" toggle
 NOTICE = "_lesson_notice"  # session: a notice about the link, shown once by the bar
-KEPT = ("present", "room")  # parameters a step keeps from the URL; everything else is the step's
+KEPT = (url_state.PRESENT.name, url_state.ROOM.name)  # parameters a step keeps from the URL; the rest is the step's
 BAR_CSS = """<style>
 .st-key-lesson-bar { border-bottom: 1px solid rgba(49, 51, 63, 0.2); padding-bottom: 0.25rem; gap: 0.25rem; }
 .st-key-lesson-bar [data-testid="stElementContainer"]:has(> [data-testid="stHtml"]:empty) { display: none; }
@@ -96,23 +96,18 @@ def _load(name: str) -> lessons.Lesson | None:
 
 
 def _step_from_url(lesson: lessons.Lesson, fallback: int) -> int:
-    """?step= as a step number (1..N); garbage: a notice and `fallback`."""
-    raw = st.query_params.get("step")
-    if raw is None:
-        return fallback
-    if raw.strip().isascii() and raw.strip().isdigit() and 1 <= int(raw) <= len(lesson.steps):
-        return int(raw)
-    # kept for the bar, which draws it after the step's page is opened (a page switch loses what this run drew)
-    st.session_state[NOTICE] = t(f"Not a step of this lesson (1–{len(lesson.steps)}); showing step {fallback}:",
-                                 f"Não é um passo desta lição (1–{len(lesson.steps)}); mostrando o passo {fallback}:"
-                                 ) + f" `{url_state.shown('step=' + raw)}`"
-    return fallback
+    """?step= as a step number (1..N); garbage: the link's notice (naming the step shown) and `fallback`."""
+    codec = url_state.step_codec(len(lesson.steps))
+    notice = url_state.refusal(url_state.STEP, codec, instead=fallback)
+    if notice is not None:  # kept for the bar, which draws it after the step's page is opened (a page switch loses
+        st.session_state[NOTICE] = notice  # what this run drew)
+    return url_state.read(url_state.STEP, codec, default=fallback)
 
 
 def step_params(lesson: lessons.Lesson, k: int) -> dict[str, str]:
     """The URL of step k, as the page will write it when its run ends (so that a step is one history entry, and
     Back walks the steps): its inputs, the lesson and step, the model, the language, the mode, the room."""
-    kept = {p: st.query_params[p] for p in KEPT if p in st.query_params}
+    kept = {p: v for p, v in url_state.address().items() if p in KEPT}
     return kept | lessons.step_link(lesson, k, lang(), DEFAULT_OFFLINE) | {url_state.MARKER: lesson.steps[k - 1].page}
 
 
@@ -127,22 +122,21 @@ def _apply(lesson: lessons.Lesson, k: int, here: str) -> None:
     params = step_params(lesson, k)
     if here != step.page:
         st.switch_page(f"app_pages/{step.page}.py", query_params=params)
-    if st.query_params.to_dict() != params:  # a link of the bar already carries them: writing again is an entry more
-        st.query_params.from_dict(params)
+    url_state.replace(params)  # unless a link of the bar already carries them: writing again is an entry more
 
 
 def _current(here: str) -> tuple[lessons.Lesson, int] | None:
     """The lesson and step this run shows (applying a step not yet shown), or None outside a lesson."""
     state = st.session_state.get(KEY) or {}
     followed = rooms.followed()  # (lesson, step) of the room this student follows, or None
-    name = (followed or (None,))[0] or st.query_params.get("lesson") or state.get("name")
+    name = (followed or (None,))[0] or url_state.read(url_state.LESSON) or state.get("name")
     if name is None:
         return None
     lesson = _load(name)
     if lesson is None:
         st.session_state.pop(KEY, None)
-        url_state.put("lesson", None)
-        url_state.put("step", None)
+        url_state.put(url_state.LESSON, None)
+        url_state.put(url_state.STEP, None)
         return None
     same = state.get("name") == lesson.name
     pending = state.pop("pending", None) if same else None
@@ -153,8 +147,8 @@ def _current(here: str) -> tuple[lessons.Lesson, int] | None:
             _skip_the_way(lesson, k, here, state.get("shown") if same else None)
     if not same or state.get("shown") != k:
         _apply(lesson, k, here)
-    url_state.put("lesson", lesson.name)
-    url_state.put("step", str(k))
+    url_state.put(url_state.LESSON, lesson.name)
+    url_state.put(url_state.STEP, k)
     rooms.teach(lesson.name, k)  # the teacher's session moves its room to this step
     return lesson, k
 
@@ -204,8 +198,8 @@ def _back(lesson: lessons.Lesson) -> None:
 def _leave() -> None:
     """Leave the lesson: the bar goes, the page stays as it is."""
     st.session_state.pop(KEY, None)
-    for p in ("lesson", "step"):
-        st.query_params.pop(p, None)
+    for p in (url_state.LESSON, url_state.STEP):
+        url_state.put(p, None)
 
 
 def _changed(lesson: lessons.Lesson, k: int, here: str) -> bool:

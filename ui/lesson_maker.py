@@ -16,7 +16,7 @@ from collections import OrderedDict
 import streamlit as st
 
 from lab import lessons
-from ui import messages
+from ui import messages, url_state
 from ui.i18n import lang, num, t
 from ui.model_loader import MODEL_KEY
 from viz.format import markdown_literal
@@ -96,7 +96,7 @@ def _add(here: str) -> None:
         return
     k = len(draft["steps"]) + 1
     note = (st.session_state.get("maker_note") or "").strip()[:lessons.MAX_WORDS] or t(f"Step {k}.", f"Passo {k}.")
-    params = {p: st.query_params[p] for p in st.query_params}
+    params = url_state.address()
     draft["steps"].append({"id": next(_ids), "step": lessons.step_data(here, params, {"en": note, "pt": note})})
     st.session_state["maker_note"] = ""
     st.session_state[NOTICE] = ("success", t(f"Added as step {k}. Edit the draft on the home page.",

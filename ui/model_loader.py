@@ -17,10 +17,10 @@ import streamlit as st
 from lab import models
 from lab.models import DEFAULT_OFFLINE, Loaded, ModelUnavailable, hosting, hub, registry
 from lab.models.budget import ModelCache, ModelTooLarge
-from ui import messages
+from ui import messages, url_state
 from ui.i18n import model_label, size, t
 
-MODEL_KEY = "model"  # st.session_state key and ?model= query parameter of the sidebar picker
+MODEL_KEY = url_state.MODEL.name  # st.session_state key of the sidebar picker, and its query parameter
 THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")  # set by whoever runs the app: theirs wins
 
 
@@ -69,7 +69,7 @@ def get_model(name_or_path: str) -> Loaded:
 
 def chosen_name() -> str:
     """The registry name picked in the sidebar (session, then URL), else the offline default."""
-    name = st.session_state.get(MODEL_KEY) or st.query_params.get(MODEL_KEY) or DEFAULT_OFFLINE
+    name = st.session_state.get(MODEL_KEY) or url_state.read(url_state.MODEL) or DEFAULT_OFFLINE
     return name if name in registry.REGISTRY else DEFAULT_OFFLINE
 
 

@@ -6,10 +6,10 @@ zoom): two-column blocks marked with `stack_when_narrow` are stacked instead of 
 
 import streamlit as st
 
-from ui import url_codecs, url_state
+from ui import url_state
 from ui.i18n import t
 
-KEY = "present"  # st.session_state key and ?present=1
+KEY = url_state.PRESENT.name  # st.session_state key, and ?present=1 (url_state.PRESENT)
 NARROW_PX = 1100  # below this many CSS pixels of window width, marked column blocks stack
 STACK_CLASS = "stack-narrow"  # st.container(key=...) prefix whose columns stack on narrow screens
 VIEW_PREFIX = "view"  # st.container(key=f"view-{name}"): a page's view that a lesson step can be about
@@ -65,8 +65,9 @@ PRESENT_CSS = f"""<style>
 </style>"""
 
 def from_link() -> bool:
-    """What the URL's ?present= asks for: on for 1 only; off when absent or anything else."""
-    return st.query_params.get(KEY) == "1"
+    """What the URL's ?present= asks for, by the codec's boolean rule (1, true, yes, on); off when absent or
+    unusable."""
+    return url_state.read(url_state.PRESENT)
 
 
 def on() -> bool:
@@ -79,14 +80,14 @@ def on() -> bool:
 def toggle() -> None:
     """The sidebar switch; mirrors its state in ?present=1 (absent when off, for short links)."""
     if KEY not in st.session_state or url_state.history_entry():  # a link, or Back/Forward: the URL wins
-        url_state.check(KEY, url_codecs.choice(["1", "0"]))  # ?present=maybe: a notice, then off
+        url_state.check(url_state.PRESENT)  # ?present=maybe: a notice, then off
         st.session_state[KEY] = from_link()
     st.toggle(t("Presentation mode", "Modo apresentação"), key=KEY,
               help=t("For a projector: hides the explanations, enlarges text and charts, stacks side-by-side "
                      "views. Kept in the link (?present=1).",
                      "Para o projetor: esconde as explicações, aumenta textos e gráficos, empilha as vistas "
                      "lado a lado. Fica no link (?present=1)."))
-    url_state.put(KEY, "1" if on() else None)
+    url_state.put(url_state.PRESENT, True if on() else None)
 
 
 def style() -> None:

@@ -107,7 +107,7 @@ def _round_moved(code: str, k: int) -> bool:
 
 def _code() -> str | None:
     """The room this session joined: the link's ?room= (checked), or the one joined before a page switch."""
-    raw = st.query_params.get("room")
+    raw = url_state.read(url_state.ROOM)
     if raw is None:
         return st.session_state.get(JOINED)
     try:
@@ -129,7 +129,7 @@ def followed() -> tuple[str, int] | None:
     code = _code()
     if code is None or _teacher_of(code):
         return None
-    url_state.put("room", code)
+    url_state.put(url_state.ROOM, code)
     try:
         room = rooms.store().get(code)
     except rooms.RoomError as e:
@@ -170,7 +170,7 @@ def teach(lesson: str, k: int) -> None:
         rooms.store().move(teach["code"], teach["secret"], k)
         teach["step"] = k
     except rooms.RoomError as e:
-        if e.reason == "taken_back":
+        if isinstance(e, rooms.TakenBack):
             _demote(teach["code"], teach["secret"])
             st.rerun()  # again, as the room's viewer: on the room's step
         if teach["step"] != k:
@@ -282,7 +282,7 @@ def _reclaim(close: bool) -> None:
             return
         room = rooms.store().claim(code, secret)
     except rooms.RoomError as e:
-        if e.reason == "taken_back":
+        if isinstance(e, rooms.TakenBack):
             _demote(rooms.normalise(code), secret)
             return
         st.session_state["_room_problem"] = messages.text(e)
@@ -319,7 +319,7 @@ def _count(code: str) -> None:
             rooms.store().claim(code, teach["secret"])  # still this session's room?
         n = rooms.store().following(code)
     except rooms.RoomError as e:
-        if e.reason == "taken_back" and teach:
+        if isinstance(e, rooms.TakenBack) and teach:
             _demote(code, teach["secret"])
             st.rerun(scope="app")
         n = st.session_state.get(COUNTED, 0)
@@ -407,7 +407,8 @@ def _by_key() -> None:
     st.session_state[TEACH] = {"code": room.code, "secret": secret, "lesson": room.lesson, "step": room.step,
                                "expires": room.expires, "cookie": True}
     st.session_state.pop(VIEWER, None)
-    st.query_params["lesson"], st.query_params["step"] = room.lesson, str(room.step)
+    url_state.put(url_state.LESSON, room.lesson)  # a callback: written at once
+    url_state.put(url_state.STEP, room.step)
 
 
 def key_file(code: str, secret: str) -> str:

@@ -9,7 +9,7 @@ import streamlit as st
 from lab import models
 from lab.models import hub, registry
 from lab.models.budget import APP_BASELINE_MB, BUDGET_ENV, MIN_BUDGET_MB, budget, budget_bytes, models_that_fit
-from ui import limits, url_codecs, url_state
+from ui import limits, url_state
 from ui.i18n import LANGUAGES, lang, model_label, size, t
 from ui.model_loader import MODEL_KEY
 from viz.format import number
@@ -18,14 +18,14 @@ from viz.format import number
 def draw() -> None:
     """Draw the shared sidebar widgets; their state survives page switches and lives in the URL."""
     with st.sidebar:
-        url_lang = st.query_params.get("lang")
-        if url_state.history_entry() and url_lang in LANGUAGES:
+        url_lang = url_state.read(url_state.LANG)  # None: absent, or neither language
+        if url_state.history_entry() and url_lang is not None:
             st.session_state["ui_lang"] = url_lang  # Back/Forward to a view in the other language
-        url_state.check("lang", url_codecs.choice(list(LANGUAGES)))  # ?lang=xx: a notice, then English
         st.session_state["ui_lang"] = lang()  # the widget takes its value from here (a link's ?lang= at first)
+        url_state.check(url_state.LANG, instead=lang())  # ?lang=xx: a notice, then the browser's language
         choice = st.radio("Language / Idioma", list(LANGUAGES), format_func=LANGUAGES.get, key="ui_lang",
                           horizontal=True)
-        url_state.put("lang", choice)
+        url_state.put(url_state.LANG, choice)
         model_picker()
 
 
@@ -52,8 +52,8 @@ def option_labels() -> dict[str, str]:
 def model_picker() -> None:
     """The model every model page uses: st.session_state[MODEL_KEY], mirrored in ?model=."""
     names = limits.offered(registry.REGISTRY)  # every model, unless this is the hosted demo
-    wanted = st.session_state.get(MODEL_KEY) or st.query_params.get(MODEL_KEY) or models.DEFAULT_OFFLINE
-    url_model = st.query_params.get(MODEL_KEY)
+    url_model = url_state.read(url_state.MODEL, default=None)  # None: the link names none
+    wanted = st.session_state.get(MODEL_KEY) or url_model or models.DEFAULT_OFFLINE
     if url_state.history_entry() and url_model in names:
         wanted = url_model  # Back/Forward to a view of another model: the URL wins, as for page inputs
     if wanted not in registry.REGISTRY:
@@ -75,7 +75,7 @@ def model_picker() -> None:
                f"Modelos com ✓ offline carregam sem internet. O padrão, {models.DEFAULT_OFFLINE}, é o "
                "modelo pequeno do curso, que vem com o app. Para baixar outros antes da aula: "
                "`python -m lab prefetch NOME`."))
-    url_state.put(MODEL_KEY, choice)
+    url_state.put(url_state.MODEL, choice)
     st.caption(budget_text(names))
     st.caption(labels[choice])  # the chosen model whole: the picker's box is narrower than most labels
 

@@ -27,6 +27,12 @@ history entry per change, so Back walks through views one at a time (Streamlit p
 whenever a run changes the query string). Values equal to their default are left out (short links),
 and so is a text longer than MAX_LINK_TEXT (a caption says so). Without `publishing()` (a page run on
 its own) each bind writes its parameter at once.
+The app's own parameters (not page inputs) are declared here too, once each, as a `Param` (name, codec, default):
+?lang=, ?model=, ?present=, ?lesson=, ?step=, ?room= and ?view=. No other module touches `st.query_params`
+(tests/test_structure.py): they `read(param)` (the default when the address has none or one that cannot be used),
+`check(param)` or `refusal(param)` for the notice a page input's bad value gets, and `put(param, value)` (written
+by the codec with the page's inputs). `address()` and `replace(params)` are the whole query string, for a lesson's
+step and the lesson maker.
 """
 
 from __future__ import annotations
@@ -35,23 +41,52 @@ import contextlib
 import contextvars
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-from lab.link_codec import MAX_LINK_TEXT, Codec, LinkValueError
+from lab.lessons import MAX_STEPS
+from lab.link_codec import MAX_LINK_TEXT, Codec, LinkValueError, choice, integer, read_boolean, text
+from lab.models import DEFAULT_OFFLINE
 from ui import messages
-from ui.i18n import lang, num, t
-from ui.model_loader import MODEL_KEY
+from ui.i18n import LANGUAGES, lang, num, t
 from ui.streamlit_internals import Rerun, run_context
 
 DEFAULTS = "_url_defaults"  # session key: {widget key: its default at the last bind}, for _following
 STATE = "_url_state"  # session key: {"page": script hash, "wrote": {key: URL text or None}}
-MARKER = "view"  # query parameter: the page that wrote this URL (its url path, e.g. "attention")
 INPUTS = "_url_inputs"  # session key: {page url path: {widget key: (codec, default)}}, every input a page has bound
 SHOWN_CHARS = 40  # characters of an ignored value the notice quotes
 EMBED = ("embed", "embed_options")  # Streamlit's own parameters: never rewritten here
-CARRIED = ("lang", MODEL_KEY, "present")  # the sidebar's parameters: a link to another page carries them
+
+
+@dataclass(frozen=True)
+class Param:
+    """A query parameter the app's own code reads and writes (a page input is declared by `bind` instead): its name,
+    how its link text reads and writes (a lab/link_codec.py codec), and what stands when the address has none or
+    one that cannot be used (None: the parameter is simply absent)."""
+
+    name: str
+    codec: Codec
+    default: Any = None
+
+
+def _switch() -> Codec:
+    """An on/off parameter read by the codec's boolean rule (true/false, 1/0, yes/no, on/off) and written 1 (the
+    presentation links teachers already share say ?present=1; off is left out of the address)."""
+    return Codec(read_boolean, lambda v: "1" if v else "0", lambda v: isinstance(v, bool), kind="boolean")
+
+
+ANY_TEXT = text(10**9)  # a name whose own module judges it and words the refusal (a model, a lesson, a room's code)
+LANG = Param("lang", choice(LANGUAGES))  # absent or unusable: the browser's language (ui.i18n.lang)
+MODEL = Param("model", ANY_TEXT, DEFAULT_OFFLINE)  # the registry's names; the sidebar refuses the others out loud
+PRESENT = Param("present", _switch(), False)
+LESSON = Param("lesson", ANY_TEXT)  # a shipped lesson's name (lab.lessons.named refuses the others)
+STEP = Param("step", integer(1, MAX_STEPS), 1)  # within one lesson: step_codec(its number of steps)
+ROOM = Param("room", ANY_TEXT)  # a room's code (lab.rooms.normalise refuses the others)
+VIEW = Param("view", ANY_TEXT)  # the page that wrote this URL (its url path, e.g. "attention")
+MARKER = VIEW.name
+CARRIED = (LANG.name, MODEL.name, PRESENT.name)  # the sidebar's parameters: a link to another page carries them
 
 
 class _Run:
@@ -225,17 +260,79 @@ def differs_from(params: dict[str, str]) -> bool:
     return False
 
 
-def put(key: str, value: str | None) -> None:
-    """Set (or, with None, remove) a parameter that is not a page input: the sidebar's ?lang=, ?model=,
-    ?present=. Written with the page's inputs at the end of the run, so one change is one history entry."""
+def put(param: Param, value) -> None:
+    """Set (or, with None, remove) one of the app's own parameters (?lang=, ?model=, ?present=, ?lesson=, ?step=,
+    ?room=), its value written by the parameter's codec. Written with the page's inputs at the end of the run, so one
+    change is one history entry; at once outside a run (a button's callback)."""
+    value = None if value is None else param.codec.format(value)
     run = _run.get()
     if run is None:
         if value is None:
-            st.query_params.pop(key, None)
-        elif st.query_params.get(key) != value:
-            st.query_params[key] = value
+            st.query_params.pop(param.name, None)
+        elif st.query_params.get(param.name) != value:
+            st.query_params[param.name] = value
     else:
-        run.extra[key] = value
+        run.extra[param.name] = value
+
+
+def _parsed(param: Param, codec: Codec | None) -> tuple[Any, LinkValueError | None, str | None]:
+    """(value, error, text) of the address's `param`: text None when absent, error when its codec refuses it."""
+    raw = st.query_params.get(param.name)
+    if raw is None:
+        return None, None, None
+    try:
+        return (codec or param.codec).parse(raw), None, raw
+    except LinkValueError as e:
+        return None, e, raw
+
+
+_DECLARED = object()  # read's and refusal's "the parameter's declared default"
+
+
+def read(param: Param, codec: Codec | None = None, default=_DECLARED):
+    """The address's value for `param`, read by its codec (or a narrower `codec`: one lesson's steps); `default`
+    (the declared one unless given) when the address has none or one that cannot be used (`refusal` says why)."""
+    value, error, raw = _parsed(param, codec)
+    if raw is None or error is not None:
+        return param.default if default is _DECLARED else default
+    return value
+
+
+def refusal(param: Param, codec: Codec | None = None, instead=_DECLARED) -> str | None:
+    """The notice a page input's unusable link value gets, for `param`'s (None when the address's value is usable
+    or absent), naming what is shown `instead` (the declared default unless given; None names nothing)."""
+    _value, error, raw = _parsed(param, codec)
+    if error is None:
+        return None
+    shown_instead = param.default if instead is _DECLARED else instead
+    written = None if shown_instead is None else (codec or param.codec).format(shown_instead)
+    return notice_text([_item(param.name, raw, error, written)])
+
+
+def check(param: Param, codec: Codec | None = None, instead=_DECLARED) -> None:
+    """For a parameter its own code reads (the sidebar's ?lang=, ?present=): the notice, where this is called, when
+    the address's value is unusable (that code then reads the default, and the next URL drops the value)."""
+    notice = refusal(param, codec, instead)
+    if notice is not None:
+        st.warning(notice)
+
+
+def step_codec(steps: int) -> Codec:
+    """?step= within a lesson of `steps` steps: 1..steps."""
+    return integer(1, steps)
+
+
+def address() -> dict[str, str]:
+    """The query string as it stands, one text per parameter (the last, where one is repeated; Streamlit's embed
+    parameters left out): what a view's link carries (the lesson maker's "Add this view")."""
+    return st.query_params.to_dict()
+
+
+def replace(params: dict[str, str]) -> None:
+    """Make the query string `params` at once (a lesson's step), leaving it as it is when it already says that (a
+    link of the lesson bar already carries them: writing again would be one history entry more)."""
+    if st.query_params.to_dict() != params:
+        st.query_params.from_dict(params)
 
 
 def _state() -> dict:
@@ -341,24 +438,14 @@ def _too_long_note(value, codec: Codec) -> None:
                      "um link compartilhado desta página abre o texto padrão."))
 
 
-def check(key: str, codec: Codec) -> None:
-    """For a parameter its own code reads (the sidebar's ?lang=, ?present=): a notice where this is called
-    when the URL's value is unusable (that code then uses its default, and the next URL drops the value)."""
-    raw = st.query_params.get(key)
-    if raw is None:
-        return
-    try:
-        codec.parse(raw)
-    except LinkValueError as e:
-        st.warning(notice_text([_item(key, raw, e)]))
-
-
 def _item(key: str, raw: str, e: LinkValueError, instead: str | None = None) -> str:
-    """One ignored value as the notice lists it: `key=raw` (shortened), why, and what the page shows instead (the
-    default's link text; none for a text, whose default may be long)."""
+    """One ignored value as the notice lists it: `key=raw` (shortened), why, and what the page shows instead (its
+    link text; None for a text's default, which may be long: "its default")."""
     more = t(f", {num(len(raw))} characters", f", {num(len(raw))} caracteres") if len(raw) > SHOWN_CHARS else ""
-    showing = "" if instead is None else t(", showing ", ", mostrando ") + f"`{shown(instead)}`" + t(" instead",
-                                                                                                   " no lugar")
+    if instead is None:
+        showing = t(", showing its default instead", ", mostrando o padrão no lugar")
+    else:
+        showing = t(", showing ", ", mostrando ") + f"`{shown(instead)}`" + t(" instead", " no lugar")
     return f"`{key}={shown(raw)}` ({messages.text(e)}{more}){showing}"
 
 
@@ -377,8 +464,8 @@ def _ignore(key: str, raw: str, e: LinkValueError, instead: str | None = None) -
 
 
 def notice_text(items: list[str]) -> str:
-    """The notice listing ignored link values, in the UI language."""
-    lead = t("Ignored from the link, so these start at their defaults: ", "Ignorado do link; estes começam no padrão: ")
+    """The notice listing ignored link values, in the UI language (each item names what is shown instead)."""
+    lead = t("Ignored from the link: ", "Ignorado do link: ")
     return lead + "; ".join(items) + "."
 
 
