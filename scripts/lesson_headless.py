@@ -4,7 +4,7 @@ starts this script in a fresh interpreter).
     python scripts/lesson_headless.py inputs [OUT]  # writes lab/data/lesson_inputs.json (or OUT): every page's inputs
     python scripts/lesson_headless.py steps FILE... # one JSON line per step of each lesson FILE (its "file")
 
-`inputs` opens every page (plus the views in EXTRA, whose inputs appear only when another input says so) and
+`inputs` opens every page (plus the views in extra(), whose inputs appear only when another input says so) and
 records each input a page binds (ui.url_state.INPUTS): its link parameter and the range or options of its codec,
 as the offline default model and the default texts give them. `steps` opens each step's page with its inputs as a
 link would carry them and reports an exception, a value the page ignored, or a key the page never bound.
@@ -28,10 +28,13 @@ from lab.link_codec import describe  # noqa: E402
 
 APP = str(ROOT / "app.py")
 TIMEOUT = 600
-# Views whose inputs show only when another input asks for them: (page, link parameters). The heatmap and grid
-# windows of a long text (attn_start, lens_start) are left out: their range is the text's, not the page's.
-EXTRA: list[tuple[str, dict]] = [("perplexity", {"ppl_source": "own"}), ("detector", {"det_source": "own"}),
-                                 ("ceiling", {"ceil_source": "own"}), ("serving", {"serve_source": "url"})]
+# Views whose inputs show only when another input asks for them: (page, link parameters), the pages' own text
+# boxes as the manifest names the choice that reveals them (lab.pages.Page.own_text). The heatmap and grid windows
+# of a long text (attn_start, lens_start) are left out: their range is the text's, not the page's.
+def extra() -> list[tuple[str, dict]]:
+    from lab import pages as manifest
+
+    return [(p.slug, dict(p.own_text)) for p in manifest.PAGES if p.own_text]
 
 
 # What a page's figure (st.metric) shows when it has none for the step's inputs (a rank of a word of several tokens):
@@ -72,10 +75,10 @@ def open_view(page: str, params: dict, model: str | None = None) -> AppTest:
 
 
 def inputs() -> dict:
-    """Every page's inputs, from running the pages (EXTRA's views too) in English, then their Portuguese defaults
+    """Every page's inputs, from running the pages (extra()'s views too) in English, then their Portuguese defaults
     where the UI language changes them (the perplexity page's text, the trophy pair): "default_pt"."""
     catalogue: dict[str, dict] = {}
-    views = [(p, {}) for p in lessons.PAGES] + EXTRA
+    views = [(p, {}) for p in lessons.PAGES] + extra()
     for page, params in views:
         at = open_view(page, params)
         if at.exception:

@@ -70,16 +70,14 @@ ASKS = {"tokens_pt": "Type or paste some Portuguese text", "an_a": "Type a word 
         "ceil_text": "Type a text to measure", "code_text": "Type a text to run the code on",
         "fill_text": "The text is empty", "fill_pair": "The text is empty", "fill_train": "Type a sentence to mask",
         "serve_url": "Type the server's URL"}
-# and, by page, the choice that shows its text box (own text, a URL): (widget kind, key, value).
-SOURCES = {"perplexity": ("selectbox", "ppl_source", "own"), "detector": ("selectbox", "det_source", "own"),
-           "ceiling": ("selectbox", "ceil_source", "own"), "serving": ("radio", "serve_source", "url")}
+# (The choice that shows a page's text box, own text or a URL, is the manifest's: lab.pages.Page.own_text.)
 SIDEBAR_KEYS = ["present", "lang", "model"]  # the default page's link parameters (the sidebar's)
 
 
 def matrix(pages=None, catalogue: dict | None = None) -> dict[str, dict]:
     """{page's url path: {"path": its script (None for the default page), "texts": its text boxes' keys, "links":
-    its other link parameters}} for every manifest page that has any (`pages`, `catalogue`: the manifest's and
-    the lessons' by default)."""
+    its other link parameters, "reveal": {input: value} that shows its text box (the manifest's own_text)}} for
+    every manifest page that has any (`pages`, `catalogue`: the manifest's and the lessons' by default)."""
     from lab import lessons
     from lab import pages as manifest
 
@@ -91,5 +89,6 @@ def matrix(pages=None, catalogue: dict | None = None) -> dict[str, dict]:
         texts = [k for k, spec in specs.items() if spec["kind"] == "text"]
         links = SIDEBAR_KEYS if page.default else [k for k, spec in specs.items() if spec["kind"] != "text"]
         if texts or links:
-            out[page.slug] = {"path": None if page.default else page.script, "texts": texts, "links": links}
+            out[page.slug] = {"path": None if page.default else page.script, "texts": texts, "links": links,
+                              "reveal": dict(page.own_text)}
     return out

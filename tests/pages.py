@@ -50,3 +50,45 @@ def outside(urls: list[str], base: str) -> list[str]:
     own = urlparse(base)
     here = {f"127.0.0.1:{own.port}", f"localhost:{own.port}"}
     return [u for u in urls if urlparse(u).scheme not in LOCAL_SCHEMES and urlparse(u).netloc not in here]
+
+
+# The per-page test matrices (issue 58): each one is every page of the manifest (lab/pages.py) that its rule
+# admits, less the pages LEFT_OUT names with the reason, so a new page is tested everywhere by its entry alone.
+# tests/test_page_manifest.py checks that each test module's page list is its matrix, that LEFT_OUT names real
+# pages, and that a throwaway page added at run time is in every matrix.
+MATRICES = {
+    "translations": "every page, in both languages (tests/test_translations.py)",
+    "language_switch": "every page, switched to Portuguese in the sidebar (tests/test_language_switch.py)",
+    "portuguese_bytes": "every page in Portuguese, scanned for \\xNN (tests/test_portuguese_bytes.py)",
+    "shared_links": "every page, its link inputs fuzzed (tests/test_shared_links.py)",
+    "presentation": "every page at 1280 x 720 in presentation mode (tests/test_browser_presentation.py)",
+    "classroom": "every page on a zoomed projector (tests/test_browser_classroom.py)",
+    "bad_inputs": "every page with an input: the bad-input matrix (tests/bad_inputs.py)",
+    "reproduce": "every page with a command: its 'reproduce this view' block run (tests/test_reproduce.py)",
+}
+# Pages a matrix's rule admits but that cannot join it: {matrix: {slug: why}}. Empty today: every page joins every
+# matrix its rule admits (a page with no input is outside bad_inputs, one with no command outside reproduce, by
+# the rule itself, as the manifest and the lessons' catalogue say).
+LEFT_OUT: dict[str, dict[str, str]] = {name: {} for name in MATRICES}
+
+
+def matrix(name: str) -> list[str]:
+    """The url paths (slugs) of the pages in the test matrix `name` (one of MATRICES), in the navigation's order."""
+    from lab import pages as manifest
+
+    if name == "bad_inputs":
+        from tests.bad_inputs import matrix as inputs
+
+        admitted = list(inputs())
+    elif name == "reproduce":
+        admitted = [p.slug for p in manifest.PAGES if p.commands]
+    else:
+        admitted = list(manifest.slugs())
+    return [slug for slug in admitted if slug not in LEFT_OUT[name]]
+
+
+def script(slug: str) -> str:
+    """The script of the page at /slug (the manifest's: app_pages/<slug>.py unless its entry says otherwise)."""
+    from lab import pages as manifest
+
+    return manifest.by_slug(slug).script

@@ -2,12 +2,15 @@
 presentation mode. The app runs offline on its shipped course model."""
 
 import io
+import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pandas as pd
 import pytest
 from PIL import Image
 
+from tests.pages import matrix, script
 from tests.streamlit_server import chromium, new_page, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -85,18 +88,24 @@ def test_presentation_link_hides_explanations_and_enlarges_type(app_url):
         assert present.locator('[data-testid="stException"]').count() == 0 and present.dialogs == []
 
 
-PAGES = {"/": "GPT-1 and GPT-2", "/tokens": "What tokenization costs", "/analogies": "Embedding analogies",
-         "/attention": "Attention, head by head", "/causal_mask": "causal mask", "/logit_lens": "Logit lens",
-         "/perplexity": "Perplexity", "/sampling": "Sampling"}
+PAGES = matrix("classroom")  # every page of the manifest (tests/pages.py)
 
 
-@pytest.mark.parametrize("path", list(PAGES))
-def test_every_page_fits_a_zoomed_projector(app_url, path):
+def heading(slug: str) -> str:
+    """The page's English title, as its script writes it (st.title(t("...", ...)))."""
+    source = (Path(__file__).resolve().parents[1] / script(slug)).read_text(encoding="utf-8")  # or an absolute path
+    return re.search(r'st\.title\(t\(\s*"([^"]+)"', source).group(1)
+
+
+@pytest.mark.parametrize("slug", PAGES)
+def test_every_page_fits_a_zoomed_projector(app_url, slug):
     """At 853 x 480 CSS pixels nothing pushes the page sideways: wide charts scroll inside their own box."""
+    from lab.pages import by_slug
+
     with chromium() as browser:
-        page = open_link(browser, app_url, path, "h1", PROJECTOR_ZOOMED)
+        page = open_link(browser, app_url, "/" if by_slug(slug).default else f"/{slug}", "h1", PROJECTOR_ZOOMED)
         page.wait_for_timeout(1500)  # Vega draws after the script run
-        assert PAGES[path].lower() in page.locator("h1").first.inner_text().lower()
+        assert heading(slug).lower() in page.locator("h1").first.inner_text().lower()
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         main = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
         assert main["x"] + main["width"] <= PROJECTOR_ZOOMED[0] + 1

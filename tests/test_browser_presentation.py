@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from tests.pages import CHART
+from tests.pages import CHART, matrix
 from tests.streamlit_server import chromium, new_page, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -14,6 +14,9 @@ pytestmark = pytest.mark.browser
 SCREEN = (1280, 720)
 MIN_VISIBLE = 150  # pixels of the main view on the first screen, at least
 READ_PX = 18  # every text a class must read, in presentation mode (issue 34, item 7)
+PAGES = matrix("presentation")  # every page of the manifest (tests/pages.py)
+# Each page's main view, by the element that draws it; a page not named here by its main view's container (the
+# manifest's first view: ui.presentation.view)
 MAIN = {"tokens": '[data-testid="stTable"]', "analogies": CHART, "attention": CHART, "causal_mask": CHART,
         "logit_lens": CHART, "perplexity": '[data-testid="stDataFrame"]', "sampling": ".samp-text",
         "code": ".lab-code", "fill": CHART, "serving": '[data-testid="stCode"]', "ceiling": CHART,
@@ -60,20 +63,28 @@ MEASURE = r"""([main, text]) => { const READABLE = """ + READABLE + r""";
 }"""
 
 
+def main(page_name: str) -> str:
+    """The CSS selector of the page's main view."""
+    from lab.pages import by_slug
+    from ui.presentation import VIEW_PREFIX
+
+    return MAIN.get(page_name) or f'[class*="st-key-{VIEW_PREFIX}-{by_slug(page_name).views[0]}"]'
+
+
 def sizes(browser, url: str, page_name: str, present: bool) -> dict:
     page = new_page(browser, *SCREEN)
     page.goto(f"{url}/{page_name}?present={int(present)}")
     page.wait_for_function("(s) => [...document.querySelectorAll(s)].some(e => e.getBoundingClientRect().height > 0)",
-                           arg=MAIN[page_name], timeout=90_000)
+                           arg=main(page_name), timeout=90_000)
     wait_idle(page)
     time.sleep(1.5)  # charts finish drawing their SVG
     wait_idle(page)
-    out = page.evaluate(MEASURE, [MAIN[page_name], TEXT.get(page_name)])
+    out = page.evaluate(MEASURE, [main(page_name), TEXT.get(page_name)])
     page.close()
     return out
 
 
-@pytest.mark.parametrize("page_name", list(MAIN))
+@pytest.mark.parametrize("page_name", PAGES)
 def test_presentation_mode_is_larger_and_the_main_view_is_on_the_first_screen(app_url, page_name):
     with chromium() as browser:
         normal, present = (sizes(browser, app_url, page_name, mode) for mode in (False, True))

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pages import open_page
+from tests.pages import matrix, open_page, script
 
-PAGES = ("tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling", "detector",
-         "ceiling", "code", "fill", "serving")
+PAGES = matrix("language_switch")  # every page of the manifest (tests/pages.py)
 KINDS = ("slider", "select_slider", "selectbox", "multiselect", "toggle", "checkbox", "number_input", "radio",
          "text_area", "text_input")
 TEXTS = ("text_area", "text_input")
@@ -41,8 +40,8 @@ def link(at) -> dict:
 
 @pytest.mark.parametrize("page", PAGES)
 def test_switching_to_portuguese_gives_the_portuguese_page(course_standins, page):
-    at = switch(open_page(f"app_pages/{page}.py", lang="en"))
-    fresh = open_page(f"app_pages/{page}.py", lang="pt")
+    at = switch(open_page(script(page), lang="en"))
+    fresh = open_page(script(page), lang="pt")
     assert inputs(at) == inputs(fresh)
     assert link(at) == link(fresh)
 

@@ -153,7 +153,7 @@ def test_a_throwaway_page_is_in_the_bad_input_matrix_and_the_class_bench(throwaw
     from lab.benchmarks import class_readers
     from tests.bad_inputs import matrix
 
-    assert matrix()["throwaway"] == {"path": throwaway.script, "texts": ["tw_text"], "links": ["tw_n"]}
+    assert matrix()["throwaway"] == {"path": throwaway.script, "texts": ["tw_text"], "links": ["tw_n"], "reveal": {}}
     assert class_readers.PAGES[-2:] == ("ceiling", "throwaway")
     plans = []
 
@@ -231,3 +231,68 @@ def test_every_list_of_pages_is_the_manifests():
     assert set(cli.MODULES) >= {m for p in manifest.PAGES for m in p.cli}
     assert set(benchmarks.MODULES) >= {m for p in manifest.PAGES for m in p.bench}
     assert class_readers.PAGES == tuple(p.slug for p in manifest.PAGES if p.class_bench)
+
+
+# The test modules' page lists, each the matrix tests/pages.py makes from the manifest (module, its list's name).
+MODULES = {"translations": ("tests.test_translations", "PAGES"),
+           "language_switch": ("tests.test_language_switch", "PAGES"),
+           "portuguese_bytes": ("tests.test_portuguese_bytes", "PAGES"),
+           "shared_links": ("tests.test_shared_links", "PAGES"),
+           "presentation": ("tests.test_browser_presentation", "PAGES"),
+           "classroom": ("tests.test_browser_classroom", "PAGES"),
+           "bad_inputs": ("tests.test_reliability_inputs_pages", "MATRIX"),
+           "reproduce": ("tests.test_reproduce", "PAGES")}
+
+
+def test_every_per_page_matrix_is_the_manifests_and_leaves_out_no_page_unsaid():
+    """Each test module's page list is its matrix; a matrix holds every page its rule admits (every page; every
+    page with an input for the bad inputs; every page with a command for reproduce), but those LEFT_OUT names
+    with a reason; no module keeps a list of its own."""
+    import importlib
+
+    from tests.bad_inputs import matrix as inputs
+    from tests.pages import LEFT_OUT, MATRICES, matrix
+
+    assert set(MODULES) == set(MATRICES) == set(LEFT_OUT)
+    for name, (module, attr) in MODULES.items():
+        assert list(getattr(importlib.import_module(module), attr)) == matrix(name), name
+        for slug, why in LEFT_OUT[name].items():
+            assert slug in manifest.slugs() and why.strip(), (name, slug)
+    slugs = manifest.slugs()
+    admitted = {"bad_inputs": [p.slug for p in manifest.PAGES if lessons.catalogue()[p.slug] or p.default],
+                "reproduce": [p.slug for p in manifest.PAGES if p.commands]}
+    for name in MATRICES:
+        assert matrix(name) == [s for s in admitted.get(name, slugs) if s not in LEFT_OUT[name]], name
+    assert list(inputs()) == admitted["bad_inputs"]
+
+
+def test_the_own_text_choices_are_inputs_of_their_pages():
+    """The manifest's own_text (the choice that reveals a page's text box) names an input of the page and one of
+    its options, and the page has a text box; scripts/lesson_headless.py and the bad-input matrix read it."""
+    import scripts.lesson_headless as headless
+    from tests.bad_inputs import matrix
+
+    for page in manifest.PAGES:
+        specs = lessons.catalogue()[page.slug]
+        for key, value in page.own_text:
+            assert value in specs[key]["options"], (page.slug, key)
+            assert any(s["kind"] == "text" for s in specs.values()), page.slug
+    assert headless.extra() == [(p.slug, dict(p.own_text)) for p in manifest.PAGES if p.own_text]
+    revealed = {p: m["reveal"] for p, m in matrix().items() if m["reveal"]}
+    assert revealed == {p.slug: dict(p.own_text) for p in manifest.PAGES if p.own_text}
+    assert revealed.items() >= {"perplexity": {"ppl_source": "own"}, "detector": {"det_source": "own"},  # hidden boxes
+                                "ceiling": {"ceil_source": "own"}, "serving": {"serve_source": "url"}}.items()
+
+
+def test_a_throwaway_page_is_in_every_test_matrix(throwaway, course_standins):
+    """README's recipe, end to end: its files and its one entry put the throwaway page in every per-page matrix,
+    and the language switch's, the translations' and the fuzzed links' checks pass on it."""
+    from tests import test_language_switch, test_shared_links, test_translations
+    from tests.pages import MATRICES, matrix
+
+    for name in MATRICES:
+        assert matrix(name)[-1] == "throwaway", name
+    test_language_switch.test_switching_to_portuguese_gives_the_portuguese_page(course_standins, "throwaway")
+    test_translations.test_every_page_in_both_languages(course_standins, "throwaway")
+    assert test_shared_links.link_keys("throwaway") == ["tw_n", "tw_text"]
+    test_shared_links.test_fuzzed_links_never_raise(course_standins, "throwaway")

@@ -11,11 +11,10 @@ import pytest
 from google.protobuf.message import Message
 
 from lab.text import byte_pieces, byte_run
-from tests.pages import open_page
+from tests.pages import matrix, open_page, script
 from ui.streamlit_internals import convert_arrow_bytes_to_pandas_df
 
-PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling",
-         "fill", "detector", "code", "serving", "ceiling")
+PAGES = matrix("portuguese_bytes")  # every page of the manifest (tests/pages.py)
 ESCAPE = re.compile(r"\\x[0-9a-fA-F]{2}")
 PRINTED_LEADS = {chr(c).encode()[0] for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000 and chr(c).isprintable()}
 
@@ -58,7 +57,7 @@ def everything_shown(at) -> list[str]:
 
 @pytest.mark.parametrize("page", PAGES)
 def test_no_page_shows_a_byte_escape_in_portuguese(fresh_caches, page):
-    at = open_page(f"app_pages/{page}.py", timeout=300, lang="pt")
+    at = open_page(script(page), timeout=300, lang="pt")
     shown = everything_shown(at)
     assert len(shown) > 20  # the page drew
     found = [s[:160] for s in shown if ESCAPE.search(s)]

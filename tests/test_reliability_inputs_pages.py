@@ -23,7 +23,7 @@ from google.protobuf.json_format import MessageToDict
 from streamlit.testing.v1 import AppTest
 
 from tests import pages
-from tests.bad_inputs import ASKS, CASES, MARKDOWN_RAW, SOURCES, URL_CASES, matrix
+from tests.bad_inputs import ASKS, CASES, MARKDOWN_RAW, URL_CASES, matrix
 
 pytestmark = pytest.mark.slow  # every case in every box of every page: minutes (docs/testing.md)
 
@@ -136,9 +136,9 @@ def text_values(at: AppTest, page: str) -> dict[str, str]:
 @pytest.mark.parametrize("page", [p for p, m in MATRIX.items() if m["texts"]])
 def test_every_case_in_every_text_box(course_standins, page):
     at = open_page(page)
-    if page in SOURCES:  # their text box shows once "own text" (or "a URL") is chosen
-        kind, key, value = SOURCES[page]
-        getattr(at, kind)(key=key).set_value(value).run()
+    for key, value in MATRIX[page]["reveal"].items():  # a text box shown once "own text" (or "a URL") is chosen
+        next(w for kind in ("selectbox", "radio", "segmented_control", "pills") for w in at.get(kind)
+             if w.key == key).set_value(value).run()
     assert not at.exception, at.exception
     ours = own_markup(at)
     start = text_values(at, page)

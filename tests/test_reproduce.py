@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.pages import open_page
+from lab.pages import by_slug
+from tests.pages import matrix, open_page, script
 from ui.draw import reproduce
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,33 +94,81 @@ def written(x, lang: str, decimals: int = 2) -> str:
     return number(x, lang, decimals)
 
 
-@pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_tokens_page(fresh_caches, lang):
-    at = open_page("app_pages/tokens.py", timeout=120, lang=lang, state={"tokens_pt": TRICKY})
-    [printed] = run_all(shown(at))
+# --- every page's command, from the manifest --------------------------------------------------------------
+
+PAGES = matrix("reproduce")  # every page with a command in the manifest (tests/pages.py)
+# The view each page is opened on (its session state: a non-default view, a tricky text); a page not named here is
+# opened as it comes. ONE_LANGUAGE: pages run in English only, and why.
+STATES = {
+    "tokens": {"tokens_pt": TRICKY},
+    "logit_lens": {"lens_text": "O $pacote `foi` \"instalado\" com", "lens_word": "o"},
+    "ceiling": {"ceil_source": "own", "ceil_text": TRICKY * 6, "ceil_n": 16,
+                "ceil_models": ["course-gpt2-1x64", "course-gpt2"]},
+    "sampling": {"samp_prompt": "O \"pacote\" `apt` custa $5,", "samp_seed": 5, "samp_n": 8, "samp_temperature": 0.7,
+                 "samp_top_k": 20, "samp_top_p": 0.95},
+    "attention": {"attn_text": "It's \"$x\" `y`\nz"},
+    "perplexity": {"ppl_source": "own", "ppl_text": TRICKY * 4, "ppl_stride": 0.25,
+                   "ppl_models": ["course-gpt2-1x64", "course-gpt2"]},
+    "code": {"code_text": "It's \"$x\"\n`y`", "code_layer": 1, "code_head": 2},
+    "analogies": {"an_k": 7, "an_method": "mul", "an_mean": True, "an_word": "-config", "an_nk": 4},
+    "fill": {"fill_text": "O $pacote <mask> \"instala\" `a` <mask>.", "fill_order": "order", "fill_top": 3,
+             "fill_pair": "It's \"$x\" `y`, the package."},
+    "detector": {"det_source": "own", "det_text": TRICKY * 3, "det_method": "binoculars", "det_threshold": 80,
+                 "det_prevalence": 30},
+    "serving": {"serve_conc": [2], "serve_requests": 2, "serve_tokens": 4},
+    "fossils": {"fos_models": ["openai-gpt", "gpt2", "roberta-large"]},
+}
+ONE_LANGUAGE = {"serving": "five real servers per run: the Portuguese page shows the same command"}
+CHECKS: dict = {}  # page -> its check of the page's numbers against the command's JSON (below)
+
+
+def check(page: str):
+    def register(f):
+        CHECKS[page] = f
+        return f
+    return register
+
+
+def cases():
+    for page in PAGES:
+        for lang in ("en",) if page in ONE_LANGUAGE else ("en", "pt"):
+            yield pytest.param(page, lang, id=f"{page}-{lang}",
+                               marks=[pytest.mark.slow] if page == "serving" else [])
+
+
+@pytest.mark.parametrize(("page", "lang"), cases())
+def test_every_pages_command_prints_what_it_shows(fresh_caches, page, lang):
+    """The page's "reproduce this view" block runs in bash, each command it names is one the manifest gives the
+    page (the lab guide links them to it), every one prints JSON; then the page's own numbers against it."""
+    at = open_page(script(page), timeout=300, lang=lang, state=STATES.get(page, {}))
+    line = shown(at)
+    named = re.findall(r"(?:^|[|;&\n] *)python -m lab (\S+)", line)
+    assert named and set(named) <= set(by_slug(page).commands), (named, by_slug(page).commands)
+    docs = run_all(line)
+    assert len(docs) >= len(named)
+    if page in CHECKS:
+        CHECKS[page](at, line, docs, lang)
+
+
+@check("tokens")
+def tokens_numbers(at, line, docs, lang):
+    [printed] = docs
     printed = printed["encodings"]
     table = at.table[0].value
     assert [str(v) for v in table.loc["tokens"]] == [written(printed[e]["tokens"], lang) for e in printed]
     assert printed["gpt2"]["chars"] == len(TRICKY)
 
 
-@pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_logit_lens_page(fresh_caches, lang):
-    at = open_page("app_pages/logit_lens.py", timeout=180, lang=lang,
-                   state={"lens_text": "O $pacote `foi` \"instalado\" com", "lens_word": "o"})
-    line = shown(at)
+@check("logit_lens")
+def lens_numbers(at, line, docs, lang):
     assert "--target ' o'" in line
-    [printed] = run_all(line)
+    [printed] = docs
     rank = [m.value for m in at.metric][2]
     assert rank == written(printed["target"]["rank"][-1], lang)
 
 
-@pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_ceiling_page(fresh_caches, lang):
-    at = open_page("app_pages/ceiling.py", timeout=300, lang=lang,
-                   state={"ceil_source": "own", "ceil_text": TRICKY * 6, "ceil_n": 16,
-                          "ceil_models": ["course-gpt2-1x64", "course-gpt2"]})
-    docs = run_all(shown(at))
+@check("ceiling")
+def ceiling_numbers(at, line, docs, lang):
     table = at.dataframe[0].value
     assert [d["model"] for d in docs] == ["course-gpt2-1x64", "course-gpt2"]
     for printed, e in zip(docs, table["e"], strict=True):
@@ -126,15 +176,12 @@ def test_the_ceiling_page(fresh_caches, lang):
         assert e == written(printed["e"], lang, 3)
 
 
-@pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_sampling_page(fresh_caches, lang):
+@check("sampling")
+def sampling_numbers(at, line, docs, lang):
     """The sampled tokens: as many as the page's token picker offers, each labelled with the same text."""
     from viz.sampling import visible
 
-    at = open_page("app_pages/sampling.py", timeout=180, lang=lang,
-                   state={"samp_prompt": "O \"pacote\" `apt` custa $5,", "samp_seed": 5, "samp_n": 8,
-                          "samp_temperature": 0.7, "samp_top_k": 20, "samp_top_p": 0.95})
-    [printed] = run_all(shown(at))
+    [printed] = docs
     labels = at.get("button_group")[0].proto.options if at.get("button_group") else None
     labels = [o.content for o in labels] if labels else [str(o) for o in at.pills(key="samp_pick").options]
     assert len(printed["tokens"]) == len(labels) == 8
@@ -143,70 +190,57 @@ def test_the_sampling_page(fresh_caches, lang):
     assert labels == [f"{i + 1} {e}" for i, e in enumerate(expected)]
 
 
-@pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_attention_page(fresh_caches, lang):
-    at = open_page("app_pages/attention.py", timeout=180, lang=lang, state={"attn_text": "It's \"$x\" `y`\nz"})
-    [printed] = run_all(shown(at))
+@check("attention")
+def attention_numbers(at, line, docs, lang):
+    [printed] = docs
     words = {"en": ("**Split:**", "layers", "heads"), "pt": ("**Divisão:**", "camadas", "cabeças")}[lang]
     split = next(m.value for m in at.markdown if m.value.startswith(words[0]))
     assert f"{printed['n_layer']} {words[1]}, {len(printed['ids'])} tokens" in split
     assert f"= {printed['n_head']} {words[2]}" in split
 
 
-@pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_perplexity_page(fresh_caches, lang):
+@check("perplexity")
+def perplexity_numbers(at, line, docs, lang):
     """Each model's perplexity per token, as the page's table writes it, from its own command (its own stride)."""
-    at = open_page("app_pages/perplexity.py", timeout=300, lang=lang,
-                   state={"ppl_source": "own", "ppl_text": TRICKY * 4, "ppl_stride": 0.25,
-                          "ppl_models": ["course-gpt2-1x64", "course-gpt2"]})
-    script = shown(at)
-    assert "--stride 64" in script
-    docs = [d["results"][0] for d in run_all(script)]
+    assert "--stride 64" in line
+    docs = [d["results"][0] for d in docs]
     assert [d["model"] for d in docs] == ["course-gpt2-1x64", "course-gpt2"]
     table = at.dataframe[0].value
     for row, d in zip(table.itertuples(index=False), docs, strict=True):
         assert written(d["ppl"], lang) in [str(v) for v in row], (row, d["ppl"])
 
 
-@pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_causal_mask_page(fresh_caches, lang):
+@check("causal_mask")
+def causal_numbers(at, line, docs, lang):
     """The trophy experiment's metrics (decoder, decoder without its mask, the encoder), one command each."""
     from viz.attention import diff_text
 
-    at = open_page("app_pages/causal_mask.py", timeout=300, lang=lang)
-    docs = run_all(shown(at))
     metrics = [m for m in at.metric if "|" in (m.help or "")]  # the trophy's: "max |difference| ..."
     assert len(docs) == len(metrics) == 3
     assert [m.value for m in metrics] == [diff_text(d["max_abs_diff"], lang=lang) for d in docs]
     assert docs[0]["max_abs_diff"] == 0.0 and docs[2]["max_abs_diff"] > 0
 
 
-@pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_code_page(fresh_caches, lang):
-    at = open_page("app_pages/code.py", timeout=300, lang=lang,
-                   state={"code_text": "It's \"$x\"\n`y`", "code_layer": 1, "code_head": 2})
-    script = shown(at)
-    assert "--layer 1 --head 2" in script
-    [printed] = run_all(script)
+@check("code")
+def code_numbers(at, line, docs, lang):
+    from viz.format import written as in_words
+
+    assert "--layer 1 --head 2" in line
+    [printed] = docs
     assert {s["name"].split(".")[0] for s in printed["steps"]} >= {"h1"}
     start = {"en": "Largest difference from transformers", "pt": "Maior diferença para os logits"}[lang]
     largest = next(c.value for c in at.caption if c.value.startswith(start))
-    from viz.format import written as in_words
-
     assert largest.endswith(f": {in_words(format(printed['max_abs_diff'], '.1e'), lang)}.")
 
 
-@pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_analogies_page(fresh_caches, lang):
+@check("analogies")
+def analogies_numbers(at, line, docs, lang):
     """The three metrics from the `analogy` command, the neighbours chart's tokens from `neighbours`; a word that
     starts with a dash reaches the command as a word."""
     from lab.text import visible
 
-    at = open_page("app_pages/analogies.py", timeout=180, lang=lang,
-                   state={"an_k": 7, "an_method": "mul", "an_mean": True, "an_word": "-config", "an_nk": 4})
-    script = shown(at)
-    assert "--method mul --mean-pieces" in script and "-- -config" in script
-    analogy, near = run_all(script)
+    assert "--method mul --mean-pieces" in line and "-- -config" in line
+    analogy, near = docs
     exp = analogy["expected"]
     ranks = [exp["rank"], exp["rank_without_exclusion"]]
     assert [m.value for m in at.metric] == [visible(analogy["results"][0]["token"]),
@@ -224,16 +258,12 @@ def chart_column(chart, column: str) -> list:
             if column in table.column_names for v in table.column(column).to_pylist()]
 
 
-@pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_fill_page(fresh_caches, lang):
+@check("fill")
+def fill_numbers(at, line, docs, lang):
     """Each mask's candidates (the charts' probabilities) from `fill`, in order; every position's ranks (the table)
     from `fill --compare`."""
-    at = open_page("app_pages/fill.py", timeout=300, lang=lang,
-                   state={"fill_text": "O $pacote <mask> \"instala\" `a` <mask>.", "fill_order": "order", "fill_top": 3,
-                          "fill_pair": "It's \"$x\" `y`, the package."})
-    script = shown(at)
-    assert "--top 3 --in-order" in script
-    filled, compared = run_all(script)
+    assert "--top 3 --in-order" in line
+    filled, compared = docs
     charts = {c.proto.spec: chart_column(c, "p") for c in at.get("vega_lite_chart")}
     for mask in filled["masks"]:
         want = sorted(round(c["p"], 6) for c in mask["candidates"])
@@ -245,18 +275,14 @@ def test_the_fill_page(fresh_caches, lang):
             [written(p[key], lang, 0) for p in compared["positions"] if p[key] is not None]
 
 
-@pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_detector_page(fresh_caches, lang):
+@check("detector")
+def detector_numbers(at, line, docs, lang):
     """This text's scores (the table's "this text") from `detect`; TPR, FPR and the base rate at the reader's
     threshold and prevalence from `detect-eval` (the shipped rows of the course pair, as the page reads them)."""
     from lab.detect import evaluation as detect_eval
 
-    at = open_page("app_pages/detector.py", timeout=300, lang=lang,
-                   state={"det_source": "own", "det_text": TRICKY * 3, "det_method": "binoculars",
-                          "det_threshold": 80, "det_prevalence": 30})
-    script = shown(at)
-    assert script.startswith("printf '%s' ") and "--method binoculars --percentile 80 --prevalence 30" in script
-    scored, evaluated = run_all(script)
+    assert line.startswith("printf '%s' ") and "--method binoculars --percentile 80 --prevalence 30" in line
+    scored, evaluated = docs
     this = "this text" if lang == "en" else "este texto"
     [table] = [d.value for d in at.dataframe if this in d.value.columns]
     scores = detect_eval.flat(scored["scores"])
@@ -270,19 +296,33 @@ def test_the_detector_page(fresh_caches, lang):
     assert any(f"**{share}**" in i.value for i in at.info), [i.value for i in at.info]
 
 
-@pytest.mark.slow
-def test_the_serving_page(fresh_caches):
+@check("serving")
+def serving_numbers(at, line, docs, lang):
     """One `loadtest --json` per mode the page measures, at the reader's concurrency, requests and tokens (mixed
     lengths, as the page asks): each starts its own server where the page does, and measures the same things (the
     timings themselves differ from run to run)."""
     from lab.serving import loadtest
 
-    at = open_page("app_pages/serving.py", timeout=120, state={"serve_conc": [2], "serve_requests": 2,
-                                                               "serve_tokens": 4})
-    script = shown(at)
-    assert script.count("--serve course-gpt2") == 4 and script.count("--in-process course-gpt2") == 1
-    docs = run_all(script)
+    assert line.count("--serve course-gpt2") == 4 and line.count("--in-process course-gpt2") == 1
     assert len(docs) == len(loadtest.MODES)
     for d in docs:
         assert (d["concurrency"], d["requests"], d["errors"]) == (2, 2, 0), d
         assert 2 <= d["tokens"] <= sum(loadtest.lengths(4)[:2]) and d["ttft_p50"] > 0 and d["tokens_per_s"] > 0
+
+
+@check("fossils")
+def fossils_numbers(at, line, docs, lang):
+    """The three models chosen, each named once to the command; the page's metrics (the biggest model's parameters,
+    how many models) from its JSON."""
+    assert line.count("--model ") == 3
+    [printed] = docs
+    rows = printed["fossils"]
+    assert [r["name"] for r in rows] == ["openai-gpt", "gpt2", "roberta-large"]
+    biggest = max(rows, key=lambda r: r["params"]["total"])
+    values = [m.value for m in at.metric]
+    assert values[0] == written(biggest["params"]["total"], lang, 0) and biggest["name"] in at.metric[0].label
+    assert values[2] == written(len(rows), lang, 0)
+
+
+def test_every_page_with_a_command_has_its_view_and_no_check_is_for_a_page_that_is_gone():
+    assert set(STATES) | set(CHECKS) | set(ONE_LANGUAGE) <= set(PAGES)

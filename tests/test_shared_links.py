@@ -19,22 +19,18 @@ from lab.causal import TROPHY
 from lab.embeddings import PRESETS
 from lab.lens import DEFAULT_TEXT as LENS_DEFAULT
 from lab.sampling import PROMPTS
-from tests.pages import open_page
+from tests.pages import matrix, open_page, script
 from ui import url_codecs as codecs
 from ui.url_codecs import MAX_LINK_TEXT, LinkValueError
 
-PAGES = {"home": "app_pages/home.py", "tokens": "app_pages/tokens.py", "analogies": "app_pages/analogies.py",
-         "attention": "app_pages/attention.py", "causal": "app_pages/causal_mask.py",
-         "lens": "app_pages/logit_lens.py", "perplexity": "app_pages/perplexity.py",
-         "sampling": "app_pages/sampling.py", "detector": "app_pages/detector.py", "ceiling": "app_pages/ceiling.py",
-         "code": "app_pages/code.py", "fill": "app_pages/fill.py", "serving": "app_pages/serving.py"}
+PAGES = matrix("shared_links")  # every page of the manifest (tests/pages.py), by its url path
 HUGE = "a" * 100_000
 NOTICE = ("Ignored from the link", "Ignorado do link")
 
 
 def open_link(page: str, **params) -> AppTest:
     """The app opened from a URL carrying `params`, then on `page` (a teacher's link to that page)."""
-    return open_page(PAGES[page], timeout=90, **params)
+    return open_page(script(page), timeout=90, **params)
 
 
 WIDGETS = ("text_area", "text_input", "selectbox", "radio", "slider", "select_slider", "multiselect",
@@ -181,7 +177,7 @@ def test_causal_link(course_standins, tiny_model_dirs):
     from lab.text import encode
 
     text = "A small dog barked at the mailman."
-    at = open_link("causal", mask_text=text, mask_layer="1", mask_head="2", trophy_pair="pt",
+    at = open_link("causal_mask", mask_text=text, mask_layer="1", mask_head="2", trophy_pair="pt",
                    trophy_encoder="course-roberta")
     assert [shown(at, k) for k in ("mask_text", "mask_layer", "mask_head", "trophy_pair", "trophy_encoder")] == \
         [text, 1, 2, "pt", "course-roberta"]
@@ -196,7 +192,7 @@ def test_causal_link(course_standins, tiny_model_dirs):
 
 def test_lens_link(course_standins):
     text = "The quick brown fox jumps over the lazy dog"
-    at = open_link("lens", lens_text=text, lens_position="2", lens_word="the", lens_new_word="false")
+    at = open_link("logit_lens", lens_text=text, lens_position="2", lens_word="the", lens_new_word="false")
     assert [shown(at, k) for k in ("lens_text", "lens_position", "lens_word", "lens_new_word")] == \
         [text, 2, "the", False]
     from ui.cached import lens as cached_lens
@@ -247,9 +243,9 @@ GARBAGE = {
                   "an_exclude": ("maybe", True), "an_method": ("div", "add"), "an_a": (HUGE, "files")},
     "attention": {"attn_layer": ("-5", 0), "attn_head": ("1e999", 0), "attn_metric": ("<script>", "previous"),
                   "attn_text": (HUGE, TROPHY["en"][0])},
-    "causal": {"mask_layer": ("99", 0), "mask_head": ("nan", 0), "trophy_pair": ("fr", "en"),
+    "causal_mask": {"mask_layer": ("99", 0), "mask_head": ("nan", 0), "trophy_pair": ("fr", "en"),
                "trophy_encoder": ("bert-large", "course-roberta"), "mask_text": (HUGE, TROPHY["en"][0])},
-    "lens": {"lens_position": ("99", None), "lens_new_word": ("2", True), "lens_text": (HUGE, LENS_DEFAULT["en"]),
+    "logit_lens": {"lens_position": ("99", None), "lens_new_word": ("2", True), "lens_text": (HUGE, LENS_DEFAULT["en"]),
              "lens_word": (HUGE, "")},
     "perplexity": {"ppl_source": ("<script>", "unseen:en"), "ppl_models": ("gpt9,course-gpt2", None),
                    "ppl_stride": ("0.3", 0.5)},
@@ -272,7 +268,7 @@ def test_garbage_in_a_link_gives_the_defaults_and_a_notice(course_standins, page
     assert len(notice) < 1500  # long values are shortened
     if any(raw == HUGE for raw, _ in bad.values()):
         assert "100,000 characters" in notice
-    if page == "lens":
+    if page == "logit_lens":
         assert shown(at, "lens_position") == len(at.selectbox(key="lens_position").options) - 1  # the last token
     if page == "perplexity":
         assert shown(at, "ppl_models") == ["course-gpt2-1x64", "course-gpt2-2x128", "course-gpt2"]
@@ -304,29 +300,21 @@ NASTY = ["", " ", "-0", "+3", " 3 ", "3.0", "0x10", "1_0", "１", "٣", "1e-999"
          "true", "FALSE", ",", ",,,", "[]", "{}", "null", "None", "\x00", "\n\r\t", "%00", "%ZZ", "'; DROP TABLE",
          "<img src=x onerror=alert(1)>", "{{7*7}}", "${x}", "☃" * 3000, "\U0001F600" * 10, "a,b,c",
          "course-gpt2,course-gpt2", "9" * 400, "0.1" * 30, "2147483648", "-2147483649", HUGE]
-KEYS = {"tokens": ["tokens_sample", "tokens_pt", "tokens_en", "tokens_encoding"],
-        "analogies": ["an_preset", "an_a", "an_b", "an_c", "an_expected", "an_method", "an_k", "an_exclude",
-                      "an_space", "an_mean", "an_word", "an_nk"],
-        "attention": ["attn_text", "attn_start", "attn_layer", "attn_head", "attn_metric"],
-        "causal": ["mask_text", "mask_layer", "mask_head", "trophy_pair", "trophy_a", "trophy_b", "trophy_word",
-                   "trophy_encoder"],
-        "lens": ["lens_text", "lens_start", "lens_position", "lens_word", "lens_new_word"],
-        "perplexity": ["ppl_source", "ppl_text", "ppl_models", "ppl_stride", "ppl_strip", "ppl_a", "ppl_b"],
-        "sampling": ["samp_prompt", "samp_temperature", "samp_top_k", "samp_top_p", "samp_seed", "samp_n",
-                     "samp_pick", "samp_compare", "samp_b_temperature", "samp_b_top_k", "samp_b_top_p"],
-        "detector": ["det_source", "det_text", "det_observer", "det_buckets", "det_method", "det_threshold",
-                     "det_prevalence"],
-        "ceiling": ["ceil_source", "ceil_text", "ceil_models", "ceil_n", "ceil_pos"],
-        "code": ["code_text", "code_layer", "code_head", "code_step"],
-        "fill": ["fill_text", "fill_order", "fill_top", "fill_decoder", "fill_pair", "fill_train", "fill_dynamic",
-                 "fill_seed", "fill_epoch"],
-        "serving": ["serve_source", "serve_url", "serve_conc", "serve_requests", "serve_tokens"]}
+# Every page's link inputs, as the lessons' catalogue (lab/data/lesson_inputs.json) lists them, and the windows
+# onto a long text that it leaves out (their range is the text's, not the page's: scripts/lesson_headless.py).
+WINDOWS = {"attention": ["attn_start"], "logit_lens": ["lens_start"]}
 
 
-@pytest.mark.parametrize("page", list(KEYS))
+def link_keys(page: str) -> list[str]:
+    from lab.lessons import catalogue
+
+    return list(catalogue()[page]) + WINDOWS.get(page, [])
+
+
+@pytest.mark.parametrize("page", PAGES)
 def test_fuzzed_links_never_raise(course_standins, page):
     rng = random.Random(f"links-{page}")
-    params = {k: rng.choice(NASTY) for k in KEYS[page]}
+    params = {k: rng.choice(NASTY) for k in link_keys(page)}
     params |= {"lang": rng.choice(NASTY), "model": rng.choice(NASTY)}  # the sidebar's own parameters too
     at = open_link(page, **params)  # asserts no exception
     at.run()
@@ -362,7 +350,7 @@ def switch(at: AppTest, page: str) -> None:
     """A click in the navigation, as the browser does it: the query string is dropped (AppTest keeps it)."""
     for k in list(at.query_params):
         del at.query_params[k]
-    at.switch_page(PAGES[page]).run()
+    at.switch_page(script(page)).run()
     assert not at.exception
 
 
@@ -404,7 +392,7 @@ def test_a_link_to_a_page_carries_what_its_arrival_writes(course_standins, langu
         del at.query_params[k]
     for k, v in link.items():
         at.query_params[k] = v
-    at.switch_page(PAGES["attention"]).run()  # the click: Streamlit sets the link's query string, then runs
+    at.switch_page(script("attention")).run()  # the click: Streamlit sets the link's query string, then runs
     assert dict(at.query_params) == link and shown(at, "attn_head") == 2
 
 

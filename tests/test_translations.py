@@ -43,14 +43,14 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 from streamlit.testing.v1 import AppTest
 
-from lab import embeddings, lens, perplexity, sampling, tokens
+from lab import embeddings, fossils, lens, perplexity, sampling, tokens
 from lab.causal import TROPHY
 from lab.models import registry
-from tests.pages import open_page
+from lab.pages import by_slug
+from tests.pages import matrix, open_page, script
 from ui.streamlit_internals import convert_arrow_bytes_to_pandas_df
 
-PAGES = ("home", "tokens", "analogies", "attention", "causal_mask", "logit_lens", "perplexity", "sampling",
-         "detector", "ceiling", "code", "fill", "serving")
+PAGES = matrix("translations")  # every page of the manifest (tests/pages.py)
 # The same inputs in both languages (the pages' Portuguese defaults), so both runs show the same numbers.
 INPUTS = {"attn_text": TROPHY["pt"][0], "mask_text": TROPHY["pt"][0], "lens_text": lens.DEFAULT_TEXT["pt"],
           "samp_prompt": sampling.PROMPTS["pt"], "trophy_pair": "pt", "trophy_a": TROPHY["pt"][0],
@@ -137,6 +137,9 @@ def content_texts() -> tuple[str, ...]:
     texts += [p[k] for p in tokens.sample_pairs() for k in ("pt", "en")] + list(tokens.course_passage().values())
     texts += [v for v in INPUTS.values() if isinstance(v, str)] + list(sampling.PROMPTS.values())
     texts += [s for pair in TROPHY.values() for s in pair]
+    from lab.cli.guide import commands  # the lab guide quotes each command's --help, in English by design (its caption)
+
+    texts += [c["help"] for c in commands()]
     return tuple(texts)
 
 
@@ -165,6 +168,7 @@ def without_data(s: str, data_words: frozenset[str] = frozenset(), data: bool = 
     s = "  ".join(" " if is_data(c) else c for c in re.split(joins, s))
     s = " ".join(" " if ("␣" in c or "↵" in c or "⇥" in c) and is_data(c) else c for c in s.split(" "))
     names = [*registry.REGISTRY, *(i.hub_id for i in registry.REGISTRY.values() if i.hub_id)]
+    names += list(fossils.BY_NAME)  # the fossils page's models (roberta-large is named, never loaded)
     for name in sorted(names, key=len, reverse=True):
         s = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", " ", s)
     for word in data_words:
@@ -367,7 +371,7 @@ def strings(at: AppTest, page: str, lang: str) -> list[Shown]:
 def visit(page: str, lang: str, state: dict | None = None, **params) -> list[Shown]:
     """Open `page` in `lang` (from a link, as a shared one opens) and collect its strings, with the
     page's other views: the second comparison of sampling and a second text on the tokens page."""
-    at = open_page(None if page == "home" else f"app_pages/{page}.py", timeout=180, check=False,
+    at = open_page(None if by_slug(page).default else script(page), timeout=180, check=False,
                    state={**INPUTS, **(state or {})}, lang=lang, **params)
     shown = strings(at, page, lang)
     if page == "sampling" and any(r.key == "samp_compare" for r in at.radio):
