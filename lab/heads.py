@@ -26,7 +26,6 @@ import math
 
 import numpy as np
 
-from lab import gpt2
 from lab.errors import LabError
 from lab.models import context_of, require_decoder
 from lab.text import check_fits
@@ -145,6 +144,8 @@ def forward_losses(model, ids: list[int], heads=(), mode: str = "zero") -> np.nd
     by_layer: dict[int, list[int]] = {}
     for layer, head in heads:
         by_layer.setdefault(layer, []).append(head)
+    from lab import gpt2  # torch: imported when a forward runs, never by the CLI's start (tokens needs none)
+
     with torch.inference_mode():
         logits, _ = gpt2.model(weights(model), torch.tensor(ids), rec=Knockout(by_layer, mode))
     return losses(logits, ids)

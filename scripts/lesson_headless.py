@@ -31,10 +31,17 @@ TIMEOUT = 600
 # Views whose inputs show only when another input asks for them: (page, link parameters), the pages' own text
 # boxes as the manifest names the choice that reveals them (lab.pages.Page.own_text). The heatmap and grid windows
 # of a long text (attn_start, lens_start) are left out: their range is the text's, not the page's.
+# Views whose inputs appear only once the reader opens them (not a text box: lab/pages.py's own_text names those):
+# the sampling page's comparison B, generated only when opened (issue 57).
+OPENED = [("sampling", {"samp_compare": "pair"})]
+
+
 def extra() -> list[tuple[str, dict]]:
+    """The views to open besides each page's default one: each page's own text box (the manifest's own_text) and
+    OPENED."""
     from lab import pages as manifest
 
-    return [(p.slug, dict(p.own_text)) for p in manifest.PAGES if p.own_text]
+    return [(p.slug, dict(p.own_text)) for p in manifest.PAGES if p.own_text] + OPENED
 
 
 # What a page's figure (st.metric) shows when it has none for the step's inputs (a rank of a word of several tokens):

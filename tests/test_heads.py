@@ -1,5 +1,5 @@
 """lab.heads against outside oracles: scores by hand from transformers' own output_attentions, the knock-out's
-loss against nnsight's own intervention (nnsight 0.8.1, requirements-oracles.txt), the shared model untouched
+loss against nnsight's own intervention (nnsight 0.8.1, requirements-dev.txt), the shared model untouched
 under many threads, and the bad inputs refused in one line."""
 
 from __future__ import annotations
@@ -106,7 +106,6 @@ def nnsight_loss(model, tokenizer, ids, knocked, mode):
 @pytest.mark.parametrize("mode", ["zero", "mean"])
 @pytest.mark.parametrize("knocked", [[(3, 3)], [(2, 3), (3, 2), (3, 3)], [(0, 0)]])
 def test_the_knockout_equals_nnsight(course, mode, knocked):
-    pytest.importorskip("nnsight")
     ids = heads.repeated(course.model, course.tokenizer, 16, seed=0)
     ours = heads.knockout(course.model, ids, knocked, mode)
     oracle_model = copy.deepcopy(course.model)  # nnsight wraps its own copy: the shared model never sees it

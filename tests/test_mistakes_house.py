@@ -127,7 +127,8 @@ def test_the_course_map_follows_the_manifests_order_and_its_lead_pages():
     # what the chapters' own words say (ui.chapters.COURSE): 09 and 11 are the fill page's first, 04 attention's
     assert shown["11"] == ("app_pages/fill.py", "app_pages/causal_mask.py")
     assert shown["09"] == ("app_pages/fill.py", "app_pages/perplexity.py")
-    assert shown["04"] == ("app_pages/attention.py", "app_pages/causal_mask.py")
+    assert shown["04"] == ("app_pages/attention.py", "app_pages/causal_mask.py", "app_pages/heads.py")
+    assert shown["05"] == ("app_pages/logit_lens.py", "app_pages/heads.py")  # the lens leads its own chapter
 
 
 def test_a_new_page_takes_its_place_in_the_navigations_order_not_the_alphabets(monkeypatch):
@@ -142,7 +143,7 @@ def test_a_new_page_takes_its_place_in_the_navigations_order_not_the_alphabets(m
     shown = {c[0]: c[3] for c in chapters.chapters()}
     assert shown == expected_map(pages, chapters.LEAD)
     assert shown["04"] == ("app_pages/zebra.py", "app_pages/attention.py", "app_pages/causal_mask.py",
-                           "app_pages/aardvark.py")
+                           "app_pages/heads.py", "app_pages/aardvark.py")
     assert shown["11"] == ("app_pages/fill.py", "app_pages/zebra.py", "app_pages/causal_mask.py")
     assert shown["09"] == ("app_pages/fill.py", "app_pages/perplexity.py", "app_pages/aardvark.py")
 

@@ -22,6 +22,8 @@ import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
+from lab.errors import LabError
+
 WAIT_S = 0.01  # how long the first caller of a round waits for others to join it
 
 _LOCK = threading.Lock()
@@ -82,12 +84,14 @@ def _lead(key: Hashable, rnd: _Round, run: Callable[[list], list]) -> None:
                 rnd.errors.append(e)
     finally:
         if len(rnd.errors) < len(rnd.items):  # a BaseException (the leader's run stopped): the others run alone
-            rnd.results, rnd.errors = [None] * len(rnd.items), [_Abandoned()] * len(rnd.items)
+            left = _Abandoned("the reader leading this round left before it ran", "abandoned")
+            rnd.results, rnd.errors = [None] * len(rnd.items), [left] * len(rnd.items)
         rnd.done.set()
 
 
-class _Abandoned(Exception):
-    """The reader leading a round left before it ran (their script was stopped): the round's others retry."""
+class _Abandoned(LabError):
+    """The reader leading a round left before it ran (their script was stopped): the round's others retry (never
+    shown: gathered's callers catch it and try again)."""
 
 
 ATTENTION_BYTES = 32e6  # a round's attention weights at most (all layers, padded; each reader's part is copied out)
