@@ -113,6 +113,18 @@ def server(plan: dict):
     return app_server("app.py", *plan["flags"], env=env)
 
 
+def local_resident_mb(pid: int) -> float:
+    """Resident memory, MB, of the server process and the processes it started (replicas), after a crowd."""
+    root = psutil.Process(pid)
+    total = 0
+    for p in [root, *root.children(recursive=True)]:
+        try:
+            total += p.memory_info().rss
+        except psutil.NoSuchProcess:
+            continue
+    return round(total / 1e6, 1)
+
+
 def resident_mb(name: str) -> float:
     """The container's server process (its process 1) resident memory, MB."""
     status = container.podman("exec", name, "cat", "/proc/1/status").stdout
@@ -140,6 +152,8 @@ def main(plan: dict) -> dict:
                     results[f"{page}|{temperature}|{n}"] = summary(readings, cpu, within)
             if plan.get("image"):
                 results[f"memory|after|{n}"] = {"rss_mb": resident_mb(url.name)}
+            elif getattr(url, "proc", None) is not None:  # the app's processes on this machine (issue 57's budget)
+                results[f"memory|after|{n}"] = {"rss_mb": local_resident_mb(url.proc.pid)}
     return results
 
 

@@ -152,7 +152,8 @@ def check_inputs(model, batch: list[list[int]], top: int, target: int | None) ->
 
 def lens_many(model, batch: list[list[int]], top: int = 5, target: int | None = None) -> list[dict]:
     """lens() of several texts from one right-padded forward pass, every text's rows read out by the same
-    unembedding passes (a class's texts at once: lab.serving.gather); one result per text, as lens() gives it."""
+    unembedding passes; one result per text, as lens() gives it. (Gathering several readers' texts this way was
+    measured slower on 2 cores than each reader's own pass: docs/hosting.md, "A class that types its own text".)"""
     import torch
 
     check_inputs(model, batch, top, target)

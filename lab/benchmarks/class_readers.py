@@ -69,7 +69,7 @@ def play(sizes=SIZES, pages: tuple[str, ...] | None = None, flags: tuple[str, ..
 # Each reader types their own text (issue 57): LAB_CLASS_OWN=1 opens OWN_PAGES (unless LAB_CLASS_PAGES names others)
 # with a different text per reader; LAB_CLASS_MODEL=gpt2 serves GPT-2 small's shapes (random weights) under the name
 # gpt2 from a Hugging Face cache made in LAB_CLASS_GPT2_CACHE (default: a folder under the system's temp); and
-# LAB_ENGINE_OFF=1 runs the server without the shared engine (each generation alone: the comparison).
+# LAB_ENGINE_OFF=1 runs the server without the shared engine (each reader's generation alone: the comparison).
 OWN_PAGES = ("attention", "logit_lens", "sampling")
 OWN_TARGETS = {"attention": 1.5, "logit_lens": 4.0, "sampling": 15.0}  # p95 s, 30 readers, GPT-2 small (issue 57)
 OWN_FIRST_TOKEN_S = 2.0  # the sampling page: every reader's first token within this (p95 reported, max judged)
@@ -83,7 +83,11 @@ def _own_plan(env) -> dict | None:
     import tempfile
 
     model = env.get("LAB_CLASS_MODEL") or None
-    plan: dict = {"model": model, "env": {"LAB_ENGINE_OFF": "1"} if env.get("LAB_ENGINE_OFF") == "1" else {}}
+    # LAB_WARM=0: the server's background warm-up (course models, the ceiling's table) would take a core for seconds
+    # at a moment that varies from run to run (measured: the same crowd's p95 0.6 s or 3.3 s); the crowd's model is
+    # loaded by one reader before it arrives instead.
+    switches = {k: "1" for k in ("LAB_ENGINE_OFF",) if env.get(k) == "1"}
+    plan: dict = {"model": model, "env": switches | {"LAB_WARM": "0"}}
     if model == "gpt2":
         plan["gpt2_cache"] = env.get("LAB_CLASS_GPT2_CACHE") or str(Path(tempfile.gettempdir()) / "lab-gpt2-bench")
     return plan
@@ -132,12 +136,14 @@ def benchmarks() -> list[dict]:
     results = play(sizes, pages, flags, replicas, own)
     wall = round(time.perf_counter() - t0, 3)
     out = []
+    memory = {str(n): m["rss_mb"] for n, m in results.pop(("memory", "after"), {}).items()}  # server RSS after
     for (page, temperature), by_n in results.items():
         alone = by_n.get(1, {}).get("p95_s")
         crowd = by_n.get(30, by_n[max(by_n)])["p95_s"]
         serving = f"{replicas} replicas behind HAProxy" if replicas else "one process"
         if own is not None:
-            serving += f", {own.get('model') or 'course-gpt2'}" + (", engine off" if own.get("env") else "")
+            serving += f", {own.get('model') or 'course-gpt2'}" + "".join(f", {k} set" for k in own.get("env", {})
+                                                                            if k != "LAB_WARM")
         crowd_of = "each reader's own text" if temperature == "own" else temperature
         out.append({"name": f"class ({serving}): {page}, {crowd_of}: p95 of 30 readers arriving within 3 s vs one "
                             "alone",
@@ -146,5 +152,5 @@ def benchmarks() -> list[dict]:
                     "target": None, "targets_p95_s": {str(n): x for n, x in TARGETS.items()},
                     "ok": _ok_own(page, by_n, own.get("model")) if own is not None else _ok(by_n, temperature),
                     "page": page, "temperature": temperature, "readers": {str(n): s for n, s in by_n.items()},
-                    "flags": list(flags), "replicas": replicas, "wall_s": wall})
+                    "flags": list(flags), "replicas": replicas, "wall_s": wall, "rss_mb_after": memory})
     return out

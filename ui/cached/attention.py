@@ -11,7 +11,6 @@ import numpy as np
 import streamlit as st
 
 from lab import attention, causal
-from lab.serving import gather
 from lab.text import encode, readable_labels, token_texts
 from ui.model_loader import get_model
 from viz import attention as viz
@@ -40,8 +39,7 @@ def attention_view(model_name: str, text: str, start: int = 0) -> dict:
     window = np.empty((m.n_layer, m.n_head, side, side), np.float32)  # (L, H, W, W)
     tiles = np.empty((m.n_layer, m.n_head, viz.OVERVIEW_CELL, viz.OVERVIEW_CELL))  # (L, H, cell, cell)
     summary = []
-    # (H, T, T) per layer, from one forward pass batched with the other readers' texts (lab.serving.gather)
-    for i, layer in enumerate(gather.attention_by_layer(m.model, ids)):
+    for i, layer in enumerate(attention.attention_by_layer(m.model, ids)):  # (H, T, T), one at a time
         window[i] = layer[:, w, w]
         tiles[i] = [viz.overview_tile(head) for head in layer]
         summary += attention.layer_summary(layer, i)

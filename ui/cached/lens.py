@@ -12,7 +12,6 @@ import numpy as np
 import streamlit as st
 
 from lab import lens
-from lab.serving import gather
 from lab.text import encode, readable, run_labels, token_texts
 from ui.model_loader import get_model
 
@@ -32,7 +31,7 @@ def lens_view(model_name: str, text: str, word: str | None = None) -> dict:
     target = None if word is None else lens.target_id(m.tokenizer, word)
     ids = encode(m.tokenizer, text)
     n_total, ids = len(ids), ids[:m.context]
-    result = gather.lens(m.model, ids, top=TOP, target=target)  # batched with the other readers' texts
+    result = lens.lens(m.model, ids, top=TOP, target=target)
     names, runs = lens.token_names(m.tokenizer, result), readable(m.tokenizer, ids)
     top_tokens = np.vectorize(names.__getitem__, otypes=[object])(result["top_ids"])  # (L+1, T, K) str
     return {"ids": ids, "n_total": n_total, "cut": n_total > len(ids), "tokens": token_texts(m.tokenizer, ids),
