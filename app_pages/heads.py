@@ -59,10 +59,14 @@ with presentation.view("copy"):
     for key, en, pt in (("induction", "Best induction heads", "Melhores cabeças de indução"),
                         ("previous", "Best previous-token heads", "Melhores cabeças de token anterior")):
         if r.get(key) is not None:
-            best = ", ".join(f"{b['layer']}.{b['head']} ({num(b['score'])})" for b in heads.best(r[key]))
+            best = ", ".join(t(f"layer {b['layer']} head {b['head']}", f"camada {b['layer']} cabeça {b['head']}")
+                             + f" ({num(b['score'])})" for b in heads.best(r[key]))
             st.markdown(f"**{t(en, pt)}:** {best}")
     table = {t("induction", "indução"): induction, t("previous token", "token anterior"): r["previous"]}
-    st.dataframe(viz.table({k: v for k, v in table.items() if v is not None}, words), hide_index=True, height=240)
+    frame = viz.table({k: v for k, v in table.items() if v is not None}, words)
+    for column in (c for c in table if c in frame):  # the reader's decimal mark (two decimals: sorts as numbers)
+        frame[column] = frame[column].map(num)
+    st.dataframe(frame, hide_index=True, height=240)
 st.caption(t("Induction score: the mean attention from each token of the second copy to the token that followed "
              "its first occurrence. Previous-token score: the mean attention to the token just before. Both read "
              "the model's own attention weights.",
@@ -89,7 +93,9 @@ st.caption(t("What Olsson et al. (2022) predict: an induction head needs a previ
 st.header(t("Knock a head out", "Desligue uma cabeça"))
 options = [f"{layer}.{head}" for layer in range(m.n_layer) for head in range(m.n_head)]
 k1, k2 = st.columns([3, 1])
-chosen = widgets.MultiSelect("heads_knock", t("Heads to knock out", "Cabeças a desligar"), options, []).draw(k1)
+chosen = widgets.MultiSelect("heads_knock", t("Heads to knock out", "Cabeças a desligar"), options, [],
+                             format_func=lambda o: t("layer {} · head {}", "camada {} · cabeça {}").format(
+                                 *o.split("."))).draw(k1)
 mode = widgets.Choice("heads_mode", t("Replace by", "Substituir por"), list(heads.MODES), "zero", kind="radio",
                       format_func=lambda s: t("zeros", "zeros") if s == "zero"
                       else t("its mean over the text", "a média no texto")).draw(k2)

@@ -4,7 +4,8 @@ clients of Streamlit's websocket protocol (bench_pages/followers.py's Student: t
 does), open `?room=CODE`, and each answers at a seeded random moment within 3 s (a third change their answer once,
 later) the way the frontend submits a form: one BackMsg rerun_script whose widget states hold the text box's string
 and the form's submit button's trigger. A student's acknowledgement is the first run that finished after its submit
-drawing "Your answer: `VALUE`" (the caption under the form). The teacher's page shows the count ("N answered",
+drawing the echo of its answer ("Your answer: VALUE", ui.draw.answers.echo). The teacher's page shows the count
+("N answered",
 a fragment read every 2 s); the run notes when it first shows all N.
 
 Prints JSON: {"latencies": [seconds from each submit to its acknowledgement], "submitted", "acked", "unacked",
@@ -22,6 +23,7 @@ student's last acknowledged answer counted; memory: null, the store is in the ap
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import random
 import re
@@ -82,6 +84,13 @@ def _submit(page_hash: str, query: str, url: str, text_id: str, value: str, butt
     return msg.SerializeToString()
 
 
+def echoes(body: str, value: str) -> bool:
+    """Whether a drawn element gives back the answer `value`: the echo ui.draw.answers.echo draws (an escaped HTML
+    paragraph, the answer in a code span) or, before issue 56, the Markdown caption "Your answer: `VALUE`"."""
+    return (f"Your answer: `{value}`" in body
+            or ("Your answer: " in body and f">{html.escape(value)}</code>" in body))
+
+
 class Answerer(Student):
     """A student who follows the room (its poll, as followers.Student) and answers the step's question."""
 
@@ -102,11 +111,13 @@ class Answerer(Student):
                 self.ids["text"] = element.text_input.id
             elif which == "button" and element.button.is_form_submitter:
                 self.ids["button"] = element.button.id
+            elif which == "html" and 'class="lab-echo"' in element.html.body:  # ui.draw.answers.echo: st.html
+                self.texts.append(element.html.body)
         elif kind == "script_finished":
             drawn = list(self.texts)
             if len(self.ids) == 2:
                 self.ready.set()
-            if self.waiting and any(f"Your answer: `{self.waiting[0]}`" in text for text in drawn):
+            if self.waiting and any(echoes(text, self.waiting[0]) for text in drawn):
                 if not self.waiting[2].done():
                     self.waiting[2].set_result(time.monotonic())
         super()._note(fwd, ws)

@@ -29,7 +29,8 @@ def test_the_page_shows_what_the_lab_computes_in_both_languages(fresh_caches, la
     assert shown[second] == f"{r['second_half']:.2f} bits".replace(".", sep)
     assert shown[knocked] == f"{k['knocked'].mean():.2f} bits".replace(".", sep)
     best = heads.best(r["induction"])[0]
-    assert any(f"{best['layer']}.{best['head']}" in md.value for md in at.markdown)
+    named = {"en": f"layer {best['layer']} head {best['head']}", "pt": f"camada {best['layer']} cabeça {best['head']}"}
+    assert any(named[lang] in md.value for md in at.markdown)
     assert len(at.get("vega_lite_chart")) >= 3
     assert "heads knockout" in at.code[-1].value and "--heads 3.3" in at.code[-1].value
 
