@@ -5,7 +5,6 @@ under many threads, and the bad inputs refused in one line."""
 from __future__ import annotations
 
 import copy
-import hashlib
 import math
 import subprocess
 import sys
@@ -16,6 +15,7 @@ import pytest
 import torch
 
 from lab import heads, models
+from tests.test_shared_engine import fingerprint
 
 
 @pytest.fixture(scope="module")
@@ -23,13 +23,6 @@ def course():
     return models.load("course-gpt2")
 
 
-def fingerprint(model) -> str:
-    """Every parameter and buffer, and the config, hashed (as tests/test_shared_engine.py does)."""
-    h = hashlib.sha256(model.config.to_json_string().encode())
-    for name, t in [*model.named_parameters(), *model.named_buffers()]:
-        h.update(name.encode())
-        h.update(t.detach().contiguous().numpy().tobytes())
-    return h.hexdigest()
 
 
 def hooks(model) -> dict:
