@@ -26,6 +26,21 @@ def test_every_term_in_both_languages_and_the_course_words_are_there():
         assert word in named, word
 
 
+def test_the_heads_pages_words_are_terms_that_open_it():
+    """Issue 60: every term the heads page uses is a term, in both languages, and links that page."""
+    by_name = {term[0].lower(): (term[1].lower(), definition, page) for _, term, definition, page, _ in TERMS}
+    for en, pt in (("induction head", "cabeça de indução"), ("previous-token head", "cabeça de token anterior"),
+                   ("knock-out", "desligar"), ("ablation", "ablação"),
+                   ("in-context learning", "aprendizado em contexto"),
+                   ("activation patching", "patching de ativações"), ("logit difference", "diferença de logits")):
+        found = [(name, v) for name, v in by_name.items() if en in name]
+        assert len(found) == 1, (en, found)
+        name, (term_pt, definition, page) = found[0]
+        assert pt in term_pt and page == "app_pages/heads.py", (en, term_pt, page)
+    knockout = next(d for name, (_, d, _) in by_name.items() if "knock-out" in name)
+    assert all(w in knockout[0] for w in ("zero", "mean")) and all(w in knockout[1] for w in ("zeros", "média"))
+
+
 def test_search_matches_either_language_without_accents():
     assert [k for k, *_ in matching("atencao", pt=True)][:1] == ["attention"]
     assert "mask" in [k for k, *_ in matching("MÁSCARA", pt=True)]

@@ -66,6 +66,49 @@ TERMS = [
       "between floors.", "O vetor de cada posição que cada camada lê e ao qual soma a sua saída; a lente dos logits "
       "o lê entre os andares."),
      "app_pages/logit_lens.py", {"lens_text": "Paris is the capital of"}),
+    ("previous_token_head", ("previous-token head", "cabeça de token anterior"),
+     ("A head that puts most of its attention on the token just before each token. Its score: the mean attention "
+      "to that token. Course-gpt2's clearest is layer 2, head 3.",
+      "Uma cabeça que põe a maior parte da atenção no token logo antes de cada token. A pontuação dela: a atenção "
+      "média a esse token. A mais nítida do course-gpt2 é a camada 2, cabeça 3."),
+     "app_pages/heads.py", {"heads_score": "previous"}),
+    ("induction_head", ("induction head", "cabeça de indução"),
+     ("A head that, at a token seen before, attends to the token that followed its earlier occurrence, so the "
+      "model can copy it. It needs a previous-token head in an earlier layer: a one-layer model has none. Its "
+      "score: the mean attention to that token over the second copy of a repeated sequence.",
+      "Uma cabeça que, num token já visto, presta atenção ao token que veio depois da ocorrência anterior dele, e "
+      "assim o modelo pode copiá-lo. Ela precisa de uma cabeça de token anterior numa camada antes: um modelo de "
+      "uma camada não tem nenhuma. A pontuação dela: a atenção média a esse token na segunda cópia de uma "
+      "sequência repetida."),
+     "app_pages/heads.py", {"heads_score": "induction"}),
+    ("icl_drop", ("in-context learning drop (loss on the second copy)",
+                  "queda do aprendizado em contexto (perda na segunda cópia)"),
+     ("A random run of tokens written twice: how much lower the loss is on the second copy than on the first, in "
+      "bits per token. No weight changes; the model learns from the text in front of it.",
+      "Uma sequência aleatória de tokens escrita duas vezes: quanto a perda é menor na segunda cópia do que na "
+      "primeira, em bits por token. Nenhum peso muda; o modelo aprende com o texto que tem à frente."),
+     "app_pages/heads.py", {"heads_length": "40"}),
+    ("knockout", ("knock-out (ablation): zero or mean", "desligar uma cabeça (ablação): por zeros ou pela média"),
+     ("Replacing a head's output by zeros (zero ablation) or by its mean over the text's positions (mean "
+      "ablation), then measuring how much the loss grows: what that head was doing for the model.",
+      "Trocar a saída de uma cabeça por zeros (ablação por zeros) ou pela média dela nas posições do texto "
+      "(ablação pela média) e medir quanto a perda cresce: o que essa cabeça fazia pelo modelo."),
+     "app_pages/heads.py", {"heads_knock": "2.3"}),
+    # The heads page's patching view (issue 60) is not drawn yet: these two open the page; give them its inputs.
+    ("activation_patching", ("activation patching", "patching de ativações"),
+     ("Run the model on a corrupted prompt, but copy one piece of a run on the clean prompt into it (one layer's "
+      "residual stream at one position, or one head's output), and see how much of the clean answer comes back: "
+      "0 is the corrupted run's, 1 the clean run's. It shows where the information lives.",
+      "Rodar o modelo num prompt corrompido, mas copiar para ele um pedaço de uma rodada no prompt limpo (o fluxo "
+      "residual de uma camada numa posição, ou a saída de uma cabeça) e ver quanto da resposta limpa volta: 0 é a "
+      "da rodada corrompida, 1 a da limpa. Mostra onde a informação mora."),
+     "app_pages/heads.py", {"heads_source": "repeated"}),
+    ("logit_difference", ("logit difference", "diferença de logits"),
+     ("The clean answer's logit minus the corrupted answer's, at the last position: how strongly the model prefers "
+      "one answer to the other. Activation patching measures how much of it comes back.",
+      "O logit da resposta limpa menos o da resposta corrompida, na última posição: o quanto o modelo prefere uma "
+      "resposta à outra. O patching de ativações mede quanto dela volta."),
+     "app_pages/heads.py", {"heads_source": "repeated"}),
     ("layer_norm", ("layer norm", "normalização de camada"),
      ("Rescales a vector to mean 0 and variance 1, then applies a learned scale and shift. GPT-1 puts it after each "
       "sub-block, GPT-2 before each one and once more at the end.",
