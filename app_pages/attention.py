@@ -39,6 +39,7 @@ st.markdown(t(
     f"{n} tokens. Each layer: x {tuple(s['x'])} → Q, K, V each {tuple(s['q'])} → scores {tuple(s['scores'])}.",
     f"**Divisão:** {s['n_embd']} = {s['n_head']} cabeças × {s['head_dim']} dimensões; {s['n_layer']} camadas, "
     f"{n} tokens. Cada camada: x {tuple(s['x'])} → Q, K, V, cada um {tuple(s['q'])} → scores {tuple(s['scores'])}."))
+draw.quoted_split(s, m.name)  # gpt2: chapter 04's 12 x 64 beside this copy's
 layer = widgets.Choice("attn_layer", t("Layer", "Camada"), range(s["n_layer"]), 0)  # ranges of the model just loaded
 head = widgets.Choice("attn_head", t("Head", "Cabeça"), range(s["n_head"]), 0)
 metric = widgets.Choice("attn_metric", t("Colour by", "Cor por"), ["previous", "first", "self", "entropy"],

@@ -60,6 +60,7 @@ if not results:
 headers = draw.headers()
 with presentation.view("table"):
     draw.table(results, labels, headers)
+    draw.quoted_beside(results)  # gpt2 measured: the paper's figure beside it
 draw.scale(results)
 with presentation.view("surprisal"):
     draw.surprisal(text, results, fraction)

@@ -68,8 +68,8 @@ def get_model(name_or_path: str) -> Loaded:
 
 
 def chosen_name() -> str:
-    """The registry name picked in the sidebar (session, then URL), else the offline default."""
-    name = st.session_state.get(MODEL_KEY) or url_state.read(url_state.MODEL) or DEFAULT_OFFLINE
+    """The registry name picked in the sidebar (session, then URL), else the default (gpt2 where it is here)."""
+    name = st.session_state.get(MODEL_KEY) or url_state.read(url_state.MODEL, default=None) or models.default_model()
     return name if name in registry.REGISTRY else DEFAULT_OFFLINE
 
 

@@ -6,11 +6,11 @@ that need one, through ui.model_loader.current_model().
 
 import streamlit as st
 
-from lab import models
+from lab import models, quoted
 from lab.models import hub, registry
 from lab.models.budget import APP_BASELINE_MB, BUDGET_ENV, MIN_BUDGET_MB, budget, budget_bytes, models_that_fit
 from ui import limits, url_state
-from ui.i18n import LANGUAGES, lang, model_label, size, t
+from ui.i18n import LANGUAGES, lang, model_label, num, size, t
 from ui.model_loader import MODEL_KEY
 from viz.format import number
 
@@ -53,7 +53,8 @@ def model_picker() -> None:
     """The model every model page uses: st.session_state[MODEL_KEY], mirrored in ?model=."""
     names = limits.offered(registry.REGISTRY)  # every model, unless this is the hosted demo
     url_model = url_state.read(url_state.MODEL, default=None)  # None: the link names none
-    wanted = st.session_state.get(MODEL_KEY) or url_model or models.DEFAULT_OFFLINE
+    default = models.default_model()  # gpt2 where it is on this machine (and offered), else the course model
+    wanted = st.session_state.get(MODEL_KEY) or url_model or default
     if url_state.history_entry() and url_model in names:
         wanted = url_model  # Back/Forward to a view of another model: the URL wins, as for page inputs
     if wanted not in registry.REGISTRY:
@@ -69,15 +70,44 @@ def model_picker() -> None:
     labels = option_labels()
     choice = st.selectbox(
         t("Model", "Modelo"), names, format_func=labels.get, key=MODEL_KEY,
-        help=t(f"Models marked ✓ offline load without internet. The default, {models.DEFAULT_OFFLINE}, "
-               "is the course's small model, shipped with the app. To fetch others ahead of a class: "
-               "`python -m lab prefetch NAME`.",
-               f"Modelos com ✓ offline carregam sem internet. O padrão, {models.DEFAULT_OFFLINE}, é o "
-               "modelo pequeno do curso, que vem com o app. Para baixar outros antes da aula: "
-               "`python -m lab prefetch NOME`."))
+        help=default_help(default))
     url_state.put(url_state.MODEL, choice)
     st.caption(budget_text(names))
     st.caption(labels[choice])  # the chosen model whole: the picker's box is narrower than most labels
+    if choice == quoted.NAME:
+        st.caption(described_text())
+
+
+def default_help(default: str) -> str:
+    """The picker's help: what ✓ offline means, which model is the default here and why, how to fetch others."""
+    if default == models.DEFAULT_OFFLINE:
+        why = t(f"The default, {default}, is the course's small model, shipped with the app.",
+                f"O padrão, {default}, é o modelo pequeno do curso, que vem com o app.")
+    else:
+        why = t(f"The default, {default}, is the model the course describes, found on this machine.",
+                f"O padrão, {default}, é o modelo que o curso descreve, encontrado nesta máquina.")
+    return t(f"Models marked ✓ offline load without internet. {why} To fetch others ahead of a class: "
+             "`python -m lab prefetch NAME`.",
+             f"Modelos com ✓ offline carregam sem internet. {why} Para baixar outros antes da aula: "
+             "`python -m lab prefetch NOME`.")
+
+
+def described_text() -> str:
+    """GPT-2 small named as the model the course describes, with the figures the course quotes (lab.quoted)."""
+    q = quoted.figures()
+    m, paper, docs = q["params_released"] // 1_000_000, q["params_paper"] // 1_000_000, q["webtext_documents"] // 10**6
+    layers, heads, dims = q["n_layer"], q["n_head"], q["head_dim"]
+    counted, wide, context = num(q["params_released"]), num(q["n_embd"]), num(q["context"])
+    ppl = num(q["wikitext2_ppl"])
+    return t(f"The model the course describes: GPT-2 small, {m}M parameters ({counted} counted; its paper says "
+             f"{paper}M); {layers} × {heads} × {dims}: {layers} layers, {heads} heads of {dims} dimensions each, "
+             f"{wide} wide; a context of {context} tokens; trained on WebText (about {docs} million web pages, "
+             f"{q['webtext_gb']} GB of text). The paper's zero-shot perplexity on WikiText-2: {ppl}.",
+             f"O modelo que o curso descreve: GPT-2 small, {m} milhões de parâmetros ({counted} contados; o artigo "
+             f"diz {paper} milhões); {layers} × {heads} × {dims}: {layers} camadas, {heads} cabeças de {dims} "
+             f"dimensões cada, {wide} de largura; contexto de {context} tokens; treinado no WebText (cerca de {docs} "
+             f"milhões de páginas da web, {q['webtext_gb']} GB de texto). A perplexidade zero-shot do artigo no "
+             f"WikiText-2: {ppl}.")
 
 
 def gigabytes(n: int) -> str:

@@ -26,6 +26,7 @@ from lab.models import hub, registry
 from lab.models.hub import ModelUnavailable
 
 DEFAULT_OFFLINE = "course-gpt2"  # shipped in the repo (models/course-gpt2/), needs no network
+PREFERRED = "gpt2"  # the model the course describes: the pages' default wherever it is on this machine
 ENCODER_TYPES = {"roberta", "xlm-roberta", "camembert", "bert", "distilbert"}
 PAD_OFFSET_TYPES = {"roberta", "xlm-roberta", "camembert"}  # positions start after the pad id
 LOAD_LOG_ENV = "LAB_LOAD_LOG"  # a file: load() appends one JSON line per real load (tests count loads)
@@ -65,6 +66,19 @@ def canonical(name_or_path: str) -> str:
     if name_or_path in registry.REGISTRY:
         return name_or_path
     return str(Path(name_or_path).expanduser().resolve())
+
+
+def default_model() -> str:
+    """The model a page opens on when nothing names one: PREFERRED (gpt2) when it loads here without the network
+    (cached whole in the Hugging Face cache, as `python -m lab prefetch gpt2` or the hosted image leaves it: hub.
+    is_available), this server offers it and it fits the memory budget; else DEFAULT_OFFLINE, as before. Cheap: a
+    few cache look-ups and a weights header read, no model load. A link's ?model= and a lesson's model win over it."""
+    from lab.models import budget, hosting
+
+    if (hosting.offered(PREFERRED) and registry.info(PREFERRED).memory_bytes <= budget.budget_bytes()
+            and hub.is_available(PREFERRED)):
+        return PREFERRED
+    return DEFAULT_OFFLINE
 
 
 # ---------------------------------------------------------------- loading

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lab import quoted
 from lab.causal import TROPHY
 from lab.models import hub
 from ui import exports, messages, presentation, widgets
@@ -15,6 +16,23 @@ from ui.cached import attention as cached
 from ui.draw.cuts import cut_note as _cut_note
 from ui.i18n import lang, num, signed, t
 from viz import attention as viz
+
+
+def quoted_split(s: dict, name: str) -> None:
+    """On gpt2: the split chapter 04 quotes for GPT-2 small beside the one this copy gives (lab.quoted)."""
+    if name != quoted.NAME:
+        return
+    q = quoted.figures()
+    same = (s["n_embd"], s["n_head"], s["head_dim"], s["n_layer"]) == (q["n_embd"], q["n_head"], q["head_dim"],
+                                                                      q["n_layer"])
+    verdict = (t("the same split.", "a mesma divisão.") if same
+               else t("not the released shape.", "não é o formato publicado."))
+    st.caption(t(f"As the course quotes GPT-2 small (chapter 04): {num(q['n_embd'])} = {q['n_head']} heads × "
+                 f"{q['head_dim']} dimensions, {q['n_layer']} layers. This copy: {num(s['n_embd'])} = "
+                 f"{s['n_head']} × {s['head_dim']}, {s['n_layer']} layers: {verdict}",
+                 f"Como o curso cita o GPT-2 small (capítulo 04): {num(q['n_embd'])} = {q['n_head']} cabeças × "
+                 f"{q['head_dim']} dimensões, {q['n_layer']} camadas. Esta cópia: {num(s['n_embd'])} = "
+                 f"{s['n_head']} × {s['head_dim']}, {s['n_layer']} camadas: {verdict}"))
 
 
 def pick_head(source: str, frame) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab import perplexity
+from lab import perplexity, quoted
 from ui import exports, presentation, widgets
 from ui.cached import perplexity as cached
 from ui.i18n import lang, num, t
@@ -57,6 +57,20 @@ def table(results: list[dict], labels: dict, headers: dict) -> None:
         frame, t("Bits per byte, smaller models first", "Bits por byte, modelos menores primeiro"),
         t("bits per byte (lower is better)", "bits por byte (menor é melhor)"),
         {"decoder": t("decoder", "decoder"), "pseudo": pseudo}, lang()))
+
+
+def quoted_beside(results: list[dict]) -> None:
+    """Where gpt2 was measured: its perplexity on this text beside the figure the course quotes from its paper."""
+    mine = next((r for r in results if r["model"] == quoted.NAME), None)
+    if mine is None:
+        return
+    here, paper = num(float(mine["ppl"])), num(quoted.wikitext2_ppl())
+    st.info(t(f"**GPT-2 small, the model the course describes:** {here} per token on this text; its paper gives "
+              f"{paper} on WikiText-2 (zero-shot, table 3, where it is counted as 117M). Another text, detokenised "
+              "another way: the same order of magnitude, not the same digits.",
+              f"**GPT-2 small, o modelo que o curso descreve:** {here} por token neste texto; o artigo dele dá "
+              f"{paper} no WikiText-2 (zero-shot, tabela 3, onde ele conta como 117 milhões). Outro texto, "
+              "destokenizado de outro jeito: a mesma ordem de grandeza, não os mesmos dígitos."))
 
 
 def scale(results: list[dict]) -> None:
