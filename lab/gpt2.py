@@ -1,6 +1,6 @@
 """GPT-2's forward pass in plain torch, written to be read beside openai/gpt-2's src/model.py (chapter 13).
 
-The functions carry the original's names and do what it does, one batch of one sequence (no batch axis).
+The functions carry the original's names and do what it does on one sequence (`block` also takes a batch, [B, T, C]).
 Shapes in the comments: T tokens in this call, P tokens already in the cache (`past`), S = P + T,
 C = n_embd, H = n_head, D = C / H, V = vocabulary, L = n_layer.
 
@@ -70,9 +70,9 @@ def attn(x, p, n_head, past, rec):
     """Masked multi-head self-attention; the output and `present`, this layer's keys and values so far."""
     c = rec("attn.c_attn", conv1d(x, p["attn.c_attn.w"], p["attn.c_attn.b"]))  # [T, 3C]
     q, k, v = c.chunk(3, dim=-1)  # 3 x [T, C]
-    q = rec("attn.q", split_states(q, n_head).transpose(0, 1))  # split_heads: [H, T, D]
-    k = rec("attn.k", split_states(k, n_head).transpose(0, 1))  # [H, T, D]
-    v = rec("attn.v", split_states(v, n_head).transpose(0, 1))  # [H, T, D]
+    q = rec("attn.q", split_states(q, n_head).transpose(-3, -2))  # split_heads: [H, T, D]
+    k = rec("attn.k", split_states(k, n_head).transpose(-3, -2))  # [H, T, D]
+    v = rec("attn.v", split_states(v, n_head).transpose(-3, -2))  # [H, T, D]
     if past is not None:
         k = torch.cat([past[0], k], dim=-2)  # [H, S, D]
         v = torch.cat([past[1], v], dim=-2)  # [H, S, D]
@@ -81,7 +81,7 @@ def attn(x, p, n_head, past, rec):
     w = rec("attn.masked", w.masked_fill(~attention_mask(*w.shape[-2:]), float("-inf")))  # [H, T, S]
     w = rec("attn.weights", torch.softmax(w, dim=-1))  # [H, T, S]
     a = rec("attn.mixed", w @ v)  # [H, T, D]
-    a = rec("attn.merge_heads", merge_states(a.transpose(0, 1)))  # [T, C]
+    a = rec("attn.merge_heads", merge_states(a.transpose(-3, -2)))  # [T, C]
     return rec("attn.c_proj", conv1d(a, p["attn.c_proj.w"], p["attn.c_proj.b"])), present  # [T, C]
 
 

@@ -61,6 +61,7 @@ SLOW = {
     "test_lens": {"test_the_real_entry_point", "test_bad_input_exits_2_with_one_line"},
     # 2026-12-06: make check 3 min 0 s with the heads page; its two real-subprocess CLI tests (21 test-seconds)
     "test_heads": {"test_the_cli_prints_what_the_lab_computes", "test_the_cli_refuses_bad_input_in_one_line"},
+    "test_heads_patch": {"test_the_cli_prints_what_the_lab_computes", "test_the_cli_refuses_bad_input_in_one_line"},
     "test_ceiling_page": {"test_short_texts_keep_the_page_whole", "test_portuguese_words_and_numbers",
                           "test_an_encoder_in_a_link_is_not_offered",
                           # 2026-12-05: make check was 3 min 47 s; these eight, 56 test-seconds, the slowest left in

@@ -386,6 +386,23 @@ HEADS: dict[tuple[str, str], Words] = {
     ("HeadsError", "encoder"): lambda d: (
         f"{d['model']} is an encoder: knocking heads out here needs a decoder.",
         f"{d['model']} é um encoder: desligar cabeças aqui precisa de um decoder."),
+    # Activation patching (lab/patching.py): the pair of prompts and its answers.
+    ("HeadsError", "lengths_differ"): lambda d: (
+        f"The two prompts must be the same length in tokens: the clean one has {num(d['clean'])}, the corrupted one "
+        f"{num(d['corrupt'])}.", f"Os dois prompts precisam ter o mesmo número de tokens: o limpo tem "
+        f"{num(d['clean'])}, o corrompido {num(d['corrupt'])}."),
+    ("HeadsError", "same_prompts"): lambda d: (
+        "The two prompts are the same: change a word of the corrupted one.",
+        "Os dois prompts são iguais: mude uma palavra do corrompido."),
+    ("HeadsError", "same_answer"): lambda d: (
+        "The clean and corrupted answers are the same token: give two different answers.",
+        "As respostas limpa e corrompida são o mesmo token: dê duas respostas diferentes."),
+    ("HeadsError", "no_gap"): lambda d: (
+        "Both prompts give the two answers the same logit difference: there is nothing to bring back.",
+        "Os dois prompts dão a mesma diferença de logits às duas respostas: não há nada a recuperar."),
+    ("HeadsError", "one_prompt"): lambda d: (
+        "Give both prompts, the clean and the corrupted one, or neither.",
+        "Dê os dois prompts, o limpo e o corrompido, ou nenhum."),
 }
 
 TABLE: dict[tuple[str, str], Words] = MODEL | PAGES | LINKS | TEACHING | ENGINE | HEADS

@@ -3,9 +3,14 @@
     python -m lab heads copy --json [--model M] [--length N] [--seed S] [--text T | --file F]
     python -m lab heads knockout --json [--model M] --heads 2.3,3.3 [--mode zero|mean] [--grid]
                                  [--length N] [--seed S] [--text T | --file F]
+    python -m lab heads patch --json [--model M] [--lang en|pt] [--clean T --corrupt T]
+                              [--clean-answer W] [--corrupt-answer W]
 
 Without --text/--file both run on the seeded repeated random sequence (lab.heads.repeated). Losses are in bits
 per token; `loss[p]` is the loss of predicting token p+1. Grids are [layer][head]. Heads are written layer.head.
+`patch` runs lab.patching on --clean/--corrupt (both, the same length in tokens) or on --lang's default pair (its
+answers too); an answer left out is that prompt's own top next token. "resid" is [layer][position] (the input of
+each block), "heads" [layer][head] (each head's output at the last position): 0 = the corrupted run, 1 = the clean.
 """
 
 from __future__ import annotations
@@ -38,6 +43,20 @@ def register(sub) -> None:
     q.add_argument("--mode", choices=MODES, default="zero",
                    help="zero: the head's output set to 0; mean: to its mean over the text's positions")
     q.add_argument("--grid", action="store_true", help="also the loss change of each head knocked out alone")
+    _register_patch(which)
+
+
+def _register_patch(which) -> None:
+    """The `patch` sub-command's arguments."""
+    q = which.add_parser("patch", help="patch the clean run's residual stream and heads into the corrupted run")
+    add_model_argument(q)
+    q.add_argument("--lang", choices=("en", "pt"), default="en", help="the default pair's language (en)")
+    q.add_argument("--clean", type=text_arg, metavar="TEXT", help="the clean prompt (with --corrupt)")
+    q.add_argument("--corrupt", type=text_arg, metavar="TEXT", help="the corrupted prompt, as long in tokens")
+    q.add_argument("--clean-answer", type=text_arg, metavar="WORD", help="the clean answer (its first token)")
+    q.add_argument("--corrupt-answer", type=text_arg, metavar="WORD", help="the corrupted answer (its first token)")
+    q.add_argument("--json", action="store_true", help="print JSON")
+    q.set_defaults(run=run_patch)
 
 
 def _ids(args, loaded):
@@ -97,4 +116,34 @@ def run_knockout(args) -> int:
         return 0
     print(f"{args.mode}-ablating {args.heads or 'no head'}: loss {r['clean'].mean():.3f} -> "
           f"{r['knocked'].mean():.3f} bits/token ({r['mean_delta']:+.3f})")
+    return 0
+
+
+def run_patch(args) -> int:
+    """The patching experiment as JSON (the two grids, raw and scored), or the best cells as a table."""
+    from lab import patching
+
+    if (args.clean is None) != (args.corrupt is None):
+        raise patching.HeadsError("give both --clean and --corrupt, or neither (the default pair)", "one_prompt")
+    clean, corrupt, a, b = patching.defaults(args.lang)
+    if args.clean is not None:
+        clean, corrupt, a, b = args.clean, args.corrupt, None, None
+    a = args.clean_answer if args.clean_answer is not None else a
+    b = args.corrupt_answer if args.corrupt_answer is not None else b
+    loaded = load_model_arg(args.model)
+    r = patching.patching(loaded.model, loaded.tokenizer, clean, corrupt, a, b)
+    doc = {"model": loaded.name, "lang": args.lang, "clean": clean, "corrupt": corrupt, "clean_ids": r["clean_ids"],
+           "corrupt_ids": r["corrupt_ids"], "labels": r["labels"], "answers": r["answers"],
+           "answer_texts": r["answer_texts"], "where": r["where"], "clean_diff": round(r["clean_diff"], 6),
+           "corrupt_diff": round(r["corrupt_diff"], 6), "resid": _rounded(r["resid"]), "heads": _rounded(r["heads"]),
+           "resid_diff": _rounded(r["resid_diff"]), "heads_diff": _rounded(r["heads_diff"])}
+    if args.json:
+        print_json(doc)
+        return 0
+    print(f"logit difference {r['answer_texts'][0]!r} - {r['answer_texts'][1]!r}: clean {r['clean_diff']:.3f}, "
+          f"corrupted {r['corrupt_diff']:.3f}")
+    from lab.heads import best
+
+    rows = [[f"{x['layer']}.{x['head']}", x["score"]] for x in best(r["heads"])]
+    print_table(["head (last position)", "score"], rows)
     return 0
