@@ -224,3 +224,51 @@ def test_the_engine_switched_off_decodes_alone(course, monkeypatch):
     got = list(shared.steps(course.model, [464, 4676], 6, 1.0, 0, 1.0, 11))
     assert engine.submitted == before
     assert got == list(sampling.steps(course.model, [464, 4676], 6, 1.0, 0, 1.0, 11))
+
+
+LONG = ("The quick brown fox jumps over the lazy dog near the river bank. " * 40)[:2000]  # the hosted cap's 2,000
+
+
+def long_and_short(tokenizer, long_tokens: int | None, n: int, new: int) -> list[tuple]:
+    from lab.text import encode
+
+    ids = encode(tokenizer, LONG, "prompt")[:long_tokens]
+    return [(ids, new, 1.0, 0, 1.0, 7), *jobs_for(tokenizer, n, new)]
+
+
+def assert_decoded_apart(engine, since: int) -> None:
+    """The long row decoded beside the others, never padded into their group: every step's group of several rows
+    is short."""
+    steps = list(engine.groups)[since:]
+    assert any(len(groups) == 2 for groups in steps), steps  # at the same time, in two groups
+    for groups in steps:
+        for rows, width in groups:
+            assert rows == 1 or width < 120, groups
+
+
+def test_a_long_prompt_decodes_apart_and_draws_what_it_draws_alone(course):
+    """Fairness (issue 57): a reader's long text (here the course model's 200 tokens) does not make thirty short
+    rows read and copy its columns at every step; each row, long or short, still draws what it draws alone."""
+    jobs = long_and_short(course.tokenizer, 200, 8, 16)
+    alone = [list(sampling.steps(course.model, *j)) for j in jobs]
+    engine = shared.engine_for(course.model)
+    since = len(engine.groups)
+    batched = together(course.model, jobs)
+    for a, b in zip(alone, batched, strict=True):
+        assert_same(a, b)
+    assert_decoded_apart(engine, since)
+
+
+@pytest.mark.slow
+def test_a_text_at_the_hosted_cap_on_gpt2_small_shapes():
+    """The hosted cap's 2,000 characters (431 GPT-2 tokens) beside four short prompts, on GPT-2 small's shapes."""
+    from lab.testing.random_models import build
+
+    model, tok = build("gpt2", "small")
+    jobs = long_and_short(tok, None, 4, 6)
+    assert len(jobs[0][0]) > 400
+    alone = [list(sampling.steps(model, *j)) for j in jobs]
+    batched = together(model, jobs)
+    for a, b in zip(alone, batched, strict=True):
+        assert_same(a, b)
+    assert_decoded_apart(shared.engine_for(model), 0)
