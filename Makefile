@@ -48,10 +48,12 @@ check: $(VENV)/.installed-dev
 
 # The hosted demo's image, from nothing on a machine with podman and Debian's packages (docs/hosting.md, "The
 # container"): a local Debian base, the host's CPU torch wheel, deploy/Dockerfile. A Space's folder, checked.
+# make image HUB_MODELS="gpt2 distilgpt2" [HF_ENDPOINT=...]: hub models baked in; make space SPACE_MODELS="gpt2": the
+# Space's build downloads these instead of lab/space.py's list (docs/hosting.md, "GPT-2 in the hosted image").
 image:
-	deploy/build-image.sh
+	HUB_MODELS="$(HUB_MODELS)" HF_ENDPOINT="$(HF_ENDPOINT)" deploy/build-image.sh
 space: $(VENV)/.installed
-	$(PY) -m lab.space build/space
+	$(PY) -m lab.space build/space $(if $(SPACE_MODELS),--hub-models "$(SPACE_MODELS)")
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m lab bench --json

@@ -4,12 +4,21 @@
 #   deploy/build-image.sh [TAG] [PORT] [CONTEXT]     # make image: gpt2-explorer:latest, the repository
 # PORT empty: the Dockerfile's own default (8501; 7860 in a Space's folder). CONTEXT's Dockerfile is CONTEXT/Dockerfile
 # where there is one (a Space's folder, lab/space.py), else CONTEXT/deploy/Dockerfile.
+# HUB_MODELS (environment; set, even empty, it overrides the Dockerfile's default: none, or a Space's list): hub
+# models the build downloads into the image (python -m lab prefetch); HF_ENDPOINT: the hub the build downloads from.
+# An HF_ENDPOINT on this machine's loopback (a stand-in hub, tests/test_container_hub.py) builds on the host's network.
+#   HUB_MODELS="gpt2 distilgpt2" deploy/build-image.sh      # make image HUB_MODELS="gpt2 distilgpt2"
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/podman/env.sh"
 tag="${1:-gpt2-explorer:latest}"; port="${2:-}"; context="${3:-$here/..}"
 dockerfile="$context/Dockerfile"; [ -f "$dockerfile" ] || dockerfile="$context/deploy/Dockerfile"
 port_arg=(); [ -n "$port" ] && port_arg=(--build-arg "PORT=$port")
+hub_arg=(); [ -n "${HUB_MODELS+set}" ] && hub_arg=(--build-arg "HUB_MODELS=$HUB_MODELS")
+[ -n "${HF_ENDPOINT:-}" ] && hub_arg+=(--build-arg "HF_ENDPOINT=$HF_ENDPOINT")
+case "${HF_ENDPOINT:-}" in
+  http://127.*|http://localhost*|http://\[::1\]*) hub_arg+=(--network host) ;;
+esac
 start=$(date +%s)
 "$here/base-image.sh"
 wheels="$context/deploy/wheelhouse"
@@ -31,8 +40,9 @@ secret=()
 for ca in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt; do
   [ -s "$ca" ] && { secret=(--secret "id=ca_bundle,src=$ca"); break; }
 done
-podman build --quiet --format docker "${secret[@]}" "${port_arg[@]}" \
+podman build --quiet --format docker "${secret[@]}" "${port_arg[@]}" "${hub_arg[@]}" \
   --build-arg TORCH_INDEX_URL="${TORCH_INDEX_URL:-}" -f "$dockerfile" -t "$tag" "$context" >/dev/null
 size=$(podman image inspect "$tag" --format '{{.Size}}')
 served=$(podman image inspect "$tag" --format '{{range .Config.Env}}{{println .}}{{end}}' | sed -n 's/^PORT=//p')
-echo "image $tag (port $served): built in $(( $(date +%s) - start )) s, $(( size / 1000000 )) MB"
+baked=$(podman image inspect "$tag" --format '{{range .Config.Env}}{{println .}}{{end}}' | sed -n 's/^LAB_HUB_MODELS=//p')
+echo "image $tag (port $served): built in $(( $(date +%s) - start )) s, $(( size / 1000000 )) MB${baked:+, hub models: $baked}"

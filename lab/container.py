@@ -1,12 +1,13 @@
 """What the explorer's container checks before it serves: the models it ships, its port, its memory.
 
 deploy/Dockerfile runs `python -m lab.container models` at build time (a missing or broken course model fails the
-build, not a reader's first visit) and starts the app with `python -m lab.container serve`, which checks the
+build, not a reader's first visit; so does a hub model baked in by the build's HUB_MODELS that does not load
+offline from the image) and starts the app with `python -m lab.container serve`, which checks the
 port and the container's memory limit, then becomes `streamlit run app.py` (exec: the server is the container's
 process 1 and gets its SIGTERM). Each refusal is one readable line on stderr and a non-zero exit, so
 `docker logs` / `podman logs` say why the container stopped instead of a reader seeing errors.
 
-Exit codes: 2 a bad PORT, 3 too little memory, 4 a course model missing or unreadable.
+Exit codes: 2 a bad PORT, 3 too little memory, 4 a course model (or a baked hub model) missing or unreadable.
 """
 
 from __future__ import annotations
@@ -57,6 +58,42 @@ def model_problems(models_dir: Path = MODELS_DIR) -> list[str]:
     return problems
 
 
+def hub_models() -> list[str]:
+    """The hub models the image's build baked in (its HUB_MODELS, kept as LAB_HUB_MODELS), in order."""
+    return list(dict.fromkeys(os.environ.get("LAB_HUB_MODELS", "").split()))
+
+
+def hub_model_problems(names: list[str], load: bool = True) -> list[str]:
+    """One line per baked hub model that is not a hub model, is not in the image's Hugging Face cache, or (`load`)
+    does not load from it offline: lab.models.load from the cache only (local_files_only), as the pages load it;
+    the image runs this with HF_HUB_OFFLINE=1."""
+    from lab.models import hub
+
+    problems = []
+    for name in names:
+        info = REGISTRY.get(name)
+        if info is None or info.hub_id is None:
+            problems.append(f"{name}: not a hub model of the registry ({', '.join(REGISTRY)})")
+        elif not hub.is_available(name):
+            problems.append(f"{name}: not in the image's Hugging Face cache ({hub.hub_cache_dir()})")
+        elif load:
+            problems += _load_problem(name)
+    return problems
+
+
+def _load_problem(name: str) -> list[str]:
+    """[one line] when hub model `name` does not load offline, else []."""
+    from lab.models import load
+    from lab.models.hub import hub_cache_dir, one_line
+
+    try:
+        loaded = load(name)
+    except Exception as e:  # whatever the library raises: the build's one line
+        return [f"{name}: does not load offline from {hub_cache_dir()}: {one_line(e)}"]
+    del loaded
+    return []
+
+
 def port_problem(value: str | None) -> str | None:
     """Why PORT cannot be served on, or None."""
     if value is None or not value.strip():
@@ -97,23 +134,26 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     what = args[0] if args else ""
     if what == "models":
-        problems = model_problems()
+        problems = model_problems() + hub_model_problems(args[1:] or hub_models())
         for line in problems:
             print(f"lab.container: {line}", file=sys.stderr)
         if not problems:
-            print(f"lab.container: course models present: {', '.join(course_models())}")
+            baked = args[1:] or hub_models()
+            print(f"lab.container: course models present: {', '.join(course_models())}"
+                  + (f"; hub models load offline: {', '.join(baked)}" if baked else ""))
         return 4 if problems else 0
     if what == "serve":
         port = os.environ.get("PORT")
         for code, problem in ((2, port_problem(port)), (3, memory_problem(memory_limit())),
-                              (4, "; ".join(model_problems()) or None)):
+                              (4, "; ".join(model_problems() + hub_model_problems(hub_models(), load=False))
+                                  or None)):
             if problem:
                 print(f"lab.container: {problem}", file=sys.stderr, flush=True)
                 return code
         cmd = serve_command(port.strip())
         os.execvp(cmd[0], cmd)
         return 0  # (not reached: the server replaced this process)
-    print("usage: python -m lab.container models|serve", file=sys.stderr)
+    print("usage: python -m lab.container models [HUB_MODEL ...]|serve", file=sys.stderr)
     return 2
 
 

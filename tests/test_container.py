@@ -12,6 +12,7 @@ Needs podman (CI installs it, with runc and debootstrap); skipped without it unl
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import time
@@ -132,7 +133,14 @@ SPACE = "gpt2-explorer-space:latest"
 def space_image(tmp_path_factory):
     folder = space.write(tmp_path_factory.mktemp("space") / "space")
     assert space.check(folder) == []
-    return built(SPACE, folder)
+    # no hub reaches this machine: the Space's hub models are left out here (HUB_MODELS set empty overrides its
+    # Dockerfile's list); tests/test_container_hub.py bakes gpt2 in from the stand-in hub
+    saved = os.environ.get("HUB_MODELS")
+    os.environ["HUB_MODELS"] = ""
+    try:
+        return built(SPACE, folder)
+    finally:
+        os.environ.pop("HUB_MODELS") if saved is None else os.environ.update(HUB_MODELS=saved)
 
 
 def test_the_space_image_serves_on_7860(space_image):

@@ -72,7 +72,7 @@ def test_every_copy_of_the_dockerfile_is_checked(folder, tmp_path):
     """Each source the Space's Dockerfile copies, read from the file (flags, continuations, JSON form, --from=
     left out), must be in the folder where the COPY names it."""
     assert space.copied((folder / "Dockerfile").read_text(encoding="utf-8")) == [
-        "requirements.txt", "deploy/wheelhouse/", "app.py", ".streamlit/", "app_pages/", "assets/", "lab/",
+        "requirements.txt", "deploy/wheelhouse/", "lab/", "app.py", ".streamlit/", "app_pages/", "assets/",
         "lessons/", "docs/course-models-run/*.json", "models/", "ui/", "viz/"]
     written = ("COPY --from=base /opt/x /opt/x\nCOPY --chown=1:1 [\"a b.txt\", \"c/\", \"/d/\"]\n"
                "ADD e \\\n    f/ /g/\n# COPY h /i\nRUN echo COPY j /k\n")
@@ -91,3 +91,34 @@ def test_the_front_matter_is_what_the_hub_reads():
     meta = yaml.safe_load(space.readme().split("---\n")[1])
     assert meta == space.FRONT
     assert space.main([]) == 2
+
+
+def test_the_space_downloads_the_course_s_real_models_and_its_readme_names_them(folder, tmp_path):
+    """Issue 59: the Space's build bakes in GPT-2, DistilGPT-2, GPT-1 and RoBERTa base (its Dockerfile's default
+    HUB_MODELS), the repository's image none; the README names each with its hub id and download size."""
+    dockerfile = (folder / "Dockerfile").read_text(encoding="utf-8")
+    assert 'ARG HUB_MODELS="gpt2 distilgpt2 openai-gpt roberta-base"' in dockerfile
+    assert "ARG HUB_MODELS=\n" in (space.ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8")
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    # the hub ids and sizes as the hub lists them (registry: the published weights plus the tokenizer files)
+    for row in ("| `gpt2` | GPT-2 small (124M) | `openai-community/gpt2` | 551 MB |",
+                "| `distilgpt2` | DistilGPT-2 (82M) | `distilbert/distilgpt2` | 356 MB |",
+                "| `openai-gpt` | GPT-1 (117M) | `openai-community/openai-gpt` | 481 MB |",
+                "| `roberta-base` | RoBERTa base (125M) | `FacebookAI/roberta-base` | 502 MB |"):
+        assert row in readme, row
+    copy = _broken(folder, tmp_path)
+    (copy / "README.md").write_text(readme.replace("| `openai-gpt` |", "| GPT-1 |"), encoding="utf-8")
+    assert space.check(copy) == ["README.md: does not name openai-gpt, which the Dockerfile's HUB_MODELS downloads"]
+    (copy / "Dockerfile").write_text(dockerfile.replace("roberta-base\"", "course-roberta\""), encoding="utf-8")
+    assert "Dockerfile: HUB_MODELS names course-roberta, not a hub model of the registry" in space.check(copy)
+
+
+def test_make_space_can_name_other_hub_models_or_none(tmp_path, capsys):
+    assert space.main([str(tmp_path / "one"), "--hub-models", "gpt2"]) == 0
+    assert 'ARG HUB_MODELS="gpt2"\n' in (tmp_path / "one" / "Dockerfile").read_text(encoding="utf-8")
+    assert "its build downloads gpt2" in capsys.readouterr().out
+    assert space.main([str(tmp_path / "none"), "--hub-models", ""]) == 0
+    assert space.baked((tmp_path / "none" / "Dockerfile").read_text(encoding="utf-8")) == []
+    assert "course models only" in (tmp_path / "none" / "README.md").read_text(encoding="utf-8")
+    assert space.main([str(tmp_path / "bad"), "--hub-models", "gpt5"]) == 2
+    assert "not hub models of the registry: gpt5" in capsys.readouterr().err

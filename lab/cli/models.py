@@ -53,13 +53,23 @@ def run_prefetch(args) -> int:
     unknown = [n for n in args.names if n not in REGISTRY]
     if unknown:
         raise CliError(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(REGISTRY)}")
+    _quiet_hub_retries()
     failed = 0
     for name in dict.fromkeys(args.names):
         try:
             where = download(name)
         except ModelUnavailable as e:
-            print(f"lab: error: {one_line(str(e))}", file=sys.stderr)
+            line = one_line(str(e))  # one line per model, naming it (an image's build prints it as its failure)
+            named = f"{name} ({REGISTRY[name].hub_id}" in line
+            print(f"lab: error: {line}" if named else f"lab: error: {name}: {line}", file=sys.stderr)
             failed += 1
             continue
         print(f"{name}: ready offline ({human_bytes(REGISTRY[name].download_bytes)}) in {where}")
     return 2 if failed else 0
+
+
+def _quiet_hub_retries() -> None:
+    """huggingface_hub logs each retry of a dropped download as warnings; the one line per model says it."""
+    from huggingface_hub.utils import logging as hub_logging
+
+    hub_logging.set_verbosity_error()
