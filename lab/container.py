@@ -117,11 +117,18 @@ def memory_limit(files=MEMORY_FILES) -> int | None:
     return None
 
 
-def memory_problem(limit: int | None, need_mib: int = MIN_MEMORY_MIB) -> str | None:
-    """Why a memory limit is too small for the course models, or None."""
+def memory_need_mib(hub: list[str] = ()) -> int:
+    """MiB the app needs: MIN_MEMORY_MIB for the course models plus each baked hub model's loaded size (the
+    registry's estimate: fp32 weights and a working margin)."""
+    return MIN_MEMORY_MIB + sum(REGISTRY[m].memory_bytes for m in hub if m in REGISTRY) // MIB
+
+
+def memory_problem(limit: int | None, need_mib: int = MIN_MEMORY_MIB, hub: list[str] = ()) -> str | None:
+    """Why a memory limit is too small for the course models (and the baked hub models `hub`), or None."""
     if limit is None or limit >= need_mib * MIB:
         return None
-    return (f"the container may use {limit // MIB} MiB; the app on the course models needs at least {need_mib} MiB "
+    models = "the course models" + "".join(f", {m}" for m in hub)
+    return (f"the container may use {limit // MIB} MiB; the app on {models} needs at least {need_mib} MiB "
             f"(run it with --memory {need_mib}m or more)")
 
 
@@ -143,10 +150,9 @@ def main(argv: list[str] | None = None) -> int:
                   + (f"; hub models load offline: {', '.join(baked)}" if baked else ""))
         return 4 if problems else 0
     if what == "serve":
-        port = os.environ.get("PORT")
-        for code, problem in ((2, port_problem(port)), (3, memory_problem(memory_limit())),
-                              (4, "; ".join(model_problems() + hub_model_problems(hub_models(), load=False))
-                                  or None)):
+        port, hub = os.environ.get("PORT"), hub_models()
+        for code, problem in ((2, port_problem(port)), (3, memory_problem(memory_limit(), memory_need_mib(hub), hub)),
+                              (4, "; ".join(model_problems() + hub_model_problems(hub, load=False)) or None)):
             if problem:
                 print(f"lab.container: {problem}", file=sys.stderr, flush=True)
                 return code

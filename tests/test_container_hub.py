@@ -143,3 +143,18 @@ def test_prefetch_says_a_partial_download_in_one_line_naming_the_model(tmp_path)
         "lab: error: downloading distilgpt2 (distilbert/distilgpt2) failed: RemoteProtocolError: peer closed "
         "connection without sending complete message body (received 1000 bytes, expected "
         f"{(model / 'model.safetensors').stat().st_size})"], out.stderr
+
+
+def test_the_serve_check_counts_the_baked_models_memory_and_presence(tmp_path, monkeypatch):
+    """An image with gpt2 baked in needs its loaded size on top of the course models' 1,024 MiB: GPT-2 small's
+    124,439,808 fp32 parameters x 4 bytes x 1.10 + 64 MB = 611,534,155 B = 583 MiB (registry's estimate)."""
+    from lab import container
+
+    assert container.memory_need_mib([]) == 1024
+    assert container.memory_need_mib(["gpt2"]) == 1024 + 583
+    assert "the app on the course models, gpt2 needs at least 1607 MiB" in container.memory_problem(
+        1200 * container.MIB, 1607, ["gpt2"])
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    assert container.hub_model_problems(["course-gpt2", "gpt2"], load=False) == [
+        "course-gpt2: not a hub model of the registry (" + ", ".join(container.REGISTRY) + ")",
+        f"gpt2: not in the image's Hugging Face cache ({tmp_path})"]
