@@ -93,10 +93,49 @@ def _first_token() -> dict:
     return {**result, "target": None, "ok": None, "note": "reported, no target"}
 
 
+def _crowd(model, tok, short: int, long_text: str | None, new: int = 32) -> float:
+    """Seconds until the last of `short` short readers (and the long text's reader, if any) has its tokens, all
+    submitted at once to the model's shared engine, one thread each (as readers' sessions run)."""
+    import threading
+
+    from lab.serving import shared
+
+    texts = ([long_text] if long_text else []) + [f"Reader {i} writes that the weather today is" for i in range(short)]
+    threads = [threading.Thread(target=lambda i=i, x=x: list(shared.steps(model, tok.encode(x), new, 1.0, 0, 1.0, i)))
+               for i, x in enumerate(texts)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - t0
+
+
+def _engine() -> list[dict]:
+    """The shared engine: a lone reader through it vs alone in the session; 30 short readers beside a long text vs
+    without it."""
+    from lab import sampling
+    from lab.serving import shared
+    from lab.testing import random_models
+
+    model, tok = random_models.build("gpt2", "small")
+    ids = tok.encode(sampling.PROMPTS["en"])
+    one_s, alone_s = side_by_side(lambda: list(shared.steps(model, ids, 40, 1.0, 0, 1.0, 3)),
+                                  lambda: list(sampling.steps(model, ids, 40, 1.0, 0, 1.0, 3)), repeats=5)
+    long_text = ("The quick brown fox jumps over the lazy dog near the river bank. " * 40)[:2000]
+    with_s, without_s = side_by_side(lambda: _crowd(model, tok, 30, long_text), lambda: _crowd(model, tok, 30, None),
+                                     repeats=2)
+    groups = max(len(g) for g in shared.engine_for(model).groups)
+    return [entry("sampling: one reader alone through the shared engine vs alone in the session (40 tokens, GPT-2 "
+                  "small shapes)", one_s, alone_s, 1.1),
+            entry("sampling: 30 short readers x 32 tokens on the shared engine beside one 2,000-character text vs "
+                  "without it (GPT-2 small shapes)", with_s, without_s, 1.4, most_groups=groups)]
+
+
 def benchmarks() -> list[dict]:
     from lab.testing.browser import browser_missing
 
-    results = [_generation(), _generation("openai-gpt", repeats=3)]
+    results = [_generation(), _generation("openai-gpt", repeats=3), *_engine()]
     missing = browser_missing()
     if missing:
         results.append({"name": "sampling: streamed page, first token in Chromium", "project_s": None,
