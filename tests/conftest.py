@@ -133,7 +133,8 @@ SLOW = {
 # modules to its workers in collection order (xdist --dist loadfile --no-loadscope-reorder; xdist's own reorder
 # puts the modules with the most tests first, whatever their time), so these go first and the light ones fill in
 # at the end, instead of one heavy module left alone on one worker while the other has nothing to do.
-HEAVY_FIRST = ("test_browser_a11y", "test_reproduce", "test_reliability_inputs_pages", "test_browser_presentation",
+HEAVY_FIRST = ("test_browser_a11y", "test_container_hub", "test_reproduce", "test_reliability_inputs_pages",
+               "test_browser_presentation",
                "test_lessons", "test_browser_sampling", "test_reliability_sessions", "test_train",
                "test_browser_serving", "test_browser_lessons", "test_ceiling_page", "test_reliability_server",
                "test_serving_page", "test_browser_classroom", "test_translations", "test_shared_links",

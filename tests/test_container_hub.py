@@ -12,6 +12,7 @@ Needs podman and Chromium; skipped without them unless REQUIRE_CONTAINERS=1 / RE
 
 from __future__ import annotations
 
+import fcntl
 import json
 import re
 import subprocess
@@ -37,8 +38,10 @@ TEXT = "The trophy would not fit in the suitcase"
 def build(tag: str, hub_url: str, models: str) -> subprocess.CompletedProcess:
     """deploy/build-image.sh as `make image HUB_MODELS=... HF_ENDPOINT=...` runs it (niced, as the other builds)."""
     env = podman_.env() | {"HUB_MODELS": models, "HF_ENDPOINT": hub_url}
-    return subprocess.run(["nice", "-n", "10", str(podman_.BUILD), tag, "", str(ROOT)], capture_output=True,
-                          text=True, env=env, timeout=3600)
+    with open("/tmp/lab-image-build.lock", "w") as lock:  # one build at a time (tests.container_checks.built)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return subprocess.run(["nice", "-n", "10", str(podman_.BUILD), tag, "", str(ROOT)], capture_output=True,
+                              text=True, env=env, timeout=3600)
 
 
 @pytest.fixture(scope="module")
