@@ -105,8 +105,10 @@ def test_the_course_model_streams_and_the_screenshot(tiny_hub_app, tmp_path):
     """The offline default (course-gpt2, the real small model) on the page; docs/sampling.png from it."""
     with chromium() as browser:
         page = new_page(browser, height=2300)
-        page.goto(f"{tiny_hub_app}/")
+        page.goto(f"{tiny_hub_app}/?model=course-gpt2")  # gpt2 is cached on this server: the pages' default there
         wait_idle(page)
+        page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"] input[aria-label=\"Model\"]')"
+                               "?.value.startsWith('Course model')", timeout=60_000)  # the link read before the click
         page.get_by_text("Sampling").first.click()
         page.wait_for_selector(f"{TEXT} .samp-tok", timeout=120_000)
         wait_idle(page)
