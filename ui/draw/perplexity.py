@@ -64,12 +64,12 @@ def quoted_beside(results: list[dict]) -> None:
     mine = next((r for r in results if r["model"] == quoted.NAME), None)
     if mine is None:
         return
-    here, paper = num(float(mine["ppl"])), num(quoted.wikitext2_ppl())
+    here, paper, size = num(float(mine["ppl"])), num(quoted.wikitext2_ppl()), quoted.PARAMS_PAPER // 1_000_000
     st.info(t(f"**GPT-2 small, the model the course describes:** {here} per token on this text; its paper gives "
-              f"{paper} on WikiText-2 (zero-shot, table 3, where it is counted as 117M). Another text, detokenised "
+              f"{paper} on WikiText-2 (zero-shot, table 3, where it is counted as {size}M). Another text, detokenised "
               "another way: the same order of magnitude, not the same digits.",
               f"**GPT-2 small, o modelo que o curso descreve:** {here} por token neste texto; o artigo dele dá "
-              f"{paper} no WikiText-2 (zero-shot, tabela 3, onde ele conta como 117 milhões). Outro texto, "
+              f"{paper} no WikiText-2 (zero-shot, tabela 3, onde ele conta como {size} milhões). Outro texto, "
               "destokenizado de outro jeito: a mesma ordem de grandeza, não os mesmos dígitos."))
 
 
