@@ -9,6 +9,8 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 # No start-up warm-up (ui/warmup.py) in the app the tests run, nor in the servers they start: tests count loads and
 # forward passes. tests/test_warmup.py turns it on where it is the subject.
 os.environ["LAB_WARM"] = "0"
+# Every chart the tests draw is validated against the Vega-Lite schema (the app skips it: ui/cached/charts.py).
+os.environ["LAB_CHECK_CHARTS"] = "1"
 
 
 @pytest.fixture(scope="session")

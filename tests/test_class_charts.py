@@ -44,8 +44,13 @@ def drawn(chart) -> tuple:
     return p.spec, [(d.name, d.has_name, d.data.data) for d in p.datasets], p.theme, p.use_container_width
 
 
+@pytest.mark.parametrize("check", ["1", "0"])  # the tests validate every spec; the app does not (the same dict)
 @pytest.mark.parametrize("projector", [False, True])
-def test_the_page_sends_what_st_altair_chart_sends(projector):
+def test_the_page_sends_what_st_altair_chart_sends(projector, check, monkeypatch):
+    from ui.cached import charts as cached_charts
+
+    monkeypatch.setenv(cached_charts.CHECK_ENV, check)
+    cached_charts.spec.clear()  # each way builds its own specs
     at = AppTest.from_function(both_ways, args=(projector,), default_timeout=60)
     if projector:
         at.query_params["present"] = "1"
@@ -56,6 +61,28 @@ def test_the_page_sends_what_st_altair_chart_sends(projector):
     ours, streamlits = [drawn(c) for c in charts[3:]], [drawn(c) for c in charts[:3]]
     assert ours == streamlits
     assert len({spec for spec, *_ in ours}) == 3 and all(data for _, data, *_ in ours)  # three different charts
+
+
+def test_a_spec_vega_lite_refuses_fails_where_the_tests_check_and_is_sent_where_the_app_does_not(monkeypatch):
+    """The check is Altair's validation against the Vega-Lite schema: on in the tests (tests/conftest.py), where a
+    chart Vega-Lite refuses fails; skipped in the app, which sends the same dict unchecked."""
+    import altair as alt
+    import pandas as pd
+
+    from ui.cached import charts as cached_charts
+
+    from viz.altair_internals import set_own
+
+    def bad():
+        chart = alt.Chart(pd.DataFrame({"x": [1]})).mark_bar(size=10).encode(x="x:Q")
+        set_own(chart.mark, "size", "wide")  # a bar's size is a number (set after Altair checked the mark)
+        return chart
+
+    cached_charts.spec.clear()
+    with pytest.raises(alt.utils.schemapi.SchemaValidationError):
+        cached_charts.spec("tests.bad", bad, (), {}, False)
+    monkeypatch.setenv(cached_charts.CHECK_ENV, "0")
+    assert cached_charts.spec("tests.bad", bad, (), {}, False)["mark"] == {"type": "bar", "size": "wide"}
 
 
 def test_a_second_reader_of_the_same_view_builds_no_chart(course_standins, monkeypatch):

@@ -22,3 +22,16 @@ def own(obj, name: str):
 def set_own(obj, name: str, value) -> None:
     """Set the property `name` of the Altair object `obj` in place (on a copy: a chart may be shared)."""
     obj._kwds[name] = value
+
+
+class Unvalidated:
+    """A chart whose to_dict() skips Altair's validation against the Vega-Lite JSON schema (the dict is the same:
+    validation only reads it). Streamlit's conversion (ui.streamlit_internals.altair_to_vega_lite) calls nothing
+    but to_dict() on the chart it is given, under a lock every session shares; validating there took 11 of a
+    heatmap's 16 ms, most of a warm chart's cost (ui/cached/charts.py says when it is skipped)."""
+
+    def __init__(self, chart):
+        self.chart = chart
+
+    def to_dict(self, **kwargs) -> dict:
+        return self.chart.to_dict(validate=False, **kwargs)
