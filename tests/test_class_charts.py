@@ -70,7 +70,6 @@ def test_a_spec_vega_lite_refuses_fails_where_the_tests_check_and_is_sent_where_
     import pandas as pd
 
     from ui.cached import charts as cached_charts
-
     from viz.altair_internals import set_own
 
     def bad():
