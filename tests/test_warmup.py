@@ -71,6 +71,20 @@ def test_the_warm_up_stops_where_the_memory_budget_would_evict(course_standins, 
     assert cache.keys() == names[:budget_models] and cache.evictions == 0
 
 
+def test_where_gpt2_is_the_pages_default_it_is_warmed_first(monkeypatch, tmp_path):
+    """GPT-2 cached whole (GPT-2 small's shapes, random weights, in a Hugging Face cache under its hub id): the
+    pages open on it (lab.models.default_model), so the warm-up loads it before the course models."""
+    from bench_pages.gpt2_cache import prepared
+    from lab.models.budget import ModelCache
+    from ui import warmup
+
+    hf = prepared(tmp_path)
+    monkeypatch.setenv("HF_HOME", str(hf))
+    monkeypatch.setenv("HF_HUB_CACHE", str(hf / "hub"))
+    names = warmup.models_to_warm(ModelCache(budget=1 << 50))
+    assert names[0] == "gpt2" and set(warmup.MODELS) <= set(names)
+
+
 def test_a_warm_up_step_waits_until_no_reader_has_run_for_the_grace(monkeypatch):
     """The warm-up gives way to readers: a step does not start while a script run is going, nor within GRACE_S of
     the last one ending; then it does."""
