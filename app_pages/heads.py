@@ -1,10 +1,11 @@
-"""Heads at work: the model copies (induction heads), and a head knocked out (chapters 04, 05)."""
+"""Heads at work: the model copies (induction heads), a head knocked out, an activation patched (chapters 04, 05)."""
 
 import streamlit as st
 
 from lab import heads
 from ui import exports, messages, presentation, widgets
 from ui.cached import heads as cached
+from ui.draw import heads as patching
 from ui.draw import reproduce
 from ui.i18n import lang, num, t
 from ui.limits import offered
@@ -108,7 +109,9 @@ with presentation.view("knockout"):
     exports.chart("heads-knockout", st, exports.later(viz.grid, viz.grid_frame(k["grid"]), diverging=True,
                   names={**words, "value": t("loss change (bits)", "mudança da perda (bits)")}, lang=lang()),
                   width="content")
+with presentation.view("patch"):
+    patched = patching.patch(m.name)
 own = ["--text", text] if text is not None else ["--length", str(int(length)), "--seed", str(int(seed))]
 reproduce.command(["heads", "copy", "--json", "--model", m.name, *own],
                   ["heads", "knockout", "--json", "--model", m.name, *own, "--heads", ",".join(chosen) or "",
-                   "--mode", mode, "--grid"])
+                   "--mode", mode, "--grid"], patched)

@@ -38,6 +38,7 @@ PAIRS = {
     "pt": ("O gato subiu no muro. O gato subiu no", "O gato subiu no carro. O gato subiu no", " muro", " carro"),
 }
 GAP = 1e-3  # the least |clean - corrupted| logit difference the score divides by
+MOST = 48  # tokens a prompt may have: the grid patches T positions in T runs per layer ([T, T, 4C] in the MLP)
 
 
 class Keep:
@@ -87,7 +88,8 @@ def answer_id(tokenizer, prompt: str, answer: str | None) -> int | None:
 
 
 def check_pair(model, clean: list[int], corrupt: list[int]) -> None:
-    """Both prompts some text, the same length in tokens, not the same, within the context; else HeadsError."""
+    """Both prompts some text, the same length in tokens, not the same, within the context and MOST tokens; else
+    HeadsError."""
     for which, ids in (("clean", clean), ("corrupted", corrupt)):
         if not ids:
             raise HeadsError(f"the {which} prompt is empty: type some text", "empty_text", which=which)
@@ -97,6 +99,9 @@ def check_pair(model, clean: list[int], corrupt: list[int]) -> None:
     if clean == corrupt:
         raise HeadsError("the two prompts are the same: change a word of the corrupted one", "same_prompts")
     check_fits(len(clean), context_of(model.config), HeadsError)
+    if len(clean) > MOST:
+        raise HeadsError(f"patching takes prompts of at most {MOST} tokens; these have {len(clean)}", "pair_too_long",
+                         tokens=len(clean), most=MOST)
 
 
 def _rest(w: dict, h, start: int, rec=None):

@@ -10,12 +10,14 @@ import json
 import subprocess
 import sys
 import threading
+from functools import partial
 
 import numpy as np
 import pytest
 import torch
 
 from lab import heads, models, patching
+from tests import pages
 from tests.test_shared_engine import fingerprint
 
 
@@ -137,7 +139,7 @@ def test_the_ends_by_hand(course):
 
 @pytest.mark.parametrize("clean, corrupt, reason", [
     ("", "The cat", "empty_text"), ("The cat", "  ", "empty_text"), ("The cat", "The cat", "same_prompts"),
-    ("The cat sat", "The big cat sat", "lengths_differ")])
+    ("The cat sat", "The big cat sat", "lengths_differ"), ("cat " * 50, "dog " + "cat " * 49, "pair_too_long")])
 def test_bad_pairs_are_refused_with_a_reason(course, clean, corrupt, reason):
     with pytest.raises(heads.HeadsError) as e:
         patching.patching(course.model, course.tokenizer, clean, corrupt, " a", " b")
@@ -231,3 +233,55 @@ def test_the_cli_refuses_bad_input_in_one_line(args, words):
     assert p.returncode != 0 and p.stdout == ""
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("lab: error: ") and words in lines[0], p.stderr
+
+
+def test_the_chart_takes_token_text_as_data_only():
+    from viz import heads as viz
+
+    labels = ["0 <b>x</b>", '1 "); alert(1); ("', "2 a"]
+    spec = viz.patched(viz.patch_frame(np.array([[0.0, 0.5, 1.0]]), labels)).to_dict()
+    rows = next(iter(spec["datasets"].values()))
+    assert [r["token"] for r in rows] == labels
+    for layer in spec["layer"]:
+        assert layer["encoding"]["x"]["sort"] == labels  # the order: a list of values, never an expression
+        layer["encoding"]["x"].pop("sort")
+    text = json.dumps({k: v for k, v in spec.items() if k != "datasets"})
+    assert "alert" not in text and "<b>" not in text  # nowhere else: no label expression, no HTML
+
+
+PAGE = "app_pages/heads.py"
+open_page = partial(pages.open_page, PAGE)
+
+
+def chart_rows(at, field: str) -> list:
+    """The rows of the page's first chart whose data has `field`."""
+    import pyarrow as pa
+
+    for chart in at.get("vega_lite_chart"):
+        frame = pa.ipc.open_stream(chart.proto.datasets[0].data.data).read_all().to_pandas()
+        if field in frame:
+            return frame.to_dict("records")
+    raise AssertionError(f"no chart with {field}")
+
+
+@pytest.mark.parametrize("lang, clean_label, corrupt_label", [
+    ("en", "Logit difference, clean run", "Logit difference, corrupted run"),
+    ("pt", "Diferença de logits, execução limpa", "Diferença de logits, execução corrompida")])
+def test_the_patch_view_shows_what_the_lab_computes(fresh_caches, lang, clean_label, corrupt_label):
+    at = open_page(lang=lang)
+    loaded = models.load("course-gpt2")
+    r = patching.patching(loaded.model, loaded.tokenizer, *patching.defaults(lang))
+    sep = "," if lang == "pt" else "."
+    shown = {m.label: m.value for m in at.metric}
+    assert shown[clean_label] == f"{r['clean_diff']:.2f}".replace(".", sep)
+    assert shown[corrupt_label] == f"{r['corrupt_diff']:.2f}".replace(".", sep)
+    rows = chart_rows(at, "token")
+    assert [x["token"] for x in rows[:len(r["labels"])]] == r["labels"]
+    np.testing.assert_allclose([x["value"] for x in rows], r["resid"].ravel(), atol=1e-9)
+    assert "heads patch" in at.code[-1].value and f"--lang {lang}" in at.code[-1].value
+
+
+def test_a_pair_of_two_lengths_is_refused_on_the_page_in_both_languages(fresh_caches):
+    for lang, words in (("en", "the clean one has 3, the corrupted one 4"), ("pt", "o limpo tem 3, o corrompido 4")):
+        at = open_page(lang=lang, heads_pair="own", heads_clean="The cat sat", heads_corrupt="The big cat sat")
+        assert any(words in w.value for w in at.warning), [w.value for w in at.warning]

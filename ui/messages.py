@@ -400,6 +400,9 @@ HEADS: dict[tuple[str, str], Words] = {
     ("HeadsError", "no_gap"): lambda d: (
         "Both prompts give the two answers the same logit difference: there is nothing to bring back.",
         "Os dois prompts dão a mesma diferença de logits às duas respostas: não há nada a recuperar."),
+    ("HeadsError", "pair_too_long"): lambda d: (
+        f"Patching takes prompts of at most {num(d['most'])} tokens; these have {num(d['tokens'])}.",
+        f"O patching aceita prompts de no máximo {num(d['most'])} tokens; estes têm {num(d['tokens'])}."),
     ("HeadsError", "one_prompt"): lambda d: (
         "Give both prompts, the clean and the corrupted one, or neither.",
         "Dê os dois prompts, o limpo e o corrompido, ou nenhum."),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab import heads
+from lab import heads, patching
 from ui.model_loader import get_model
 
 
@@ -41,3 +41,11 @@ def family(names: tuple[str, ...], length: int, seed: int) -> list[dict]:
         rows.append({"model": name, "layers": m.n_layer, "first": r["first_half"], "second": r["second_half"],
                      "induction": float(r["induction"].max()), "previous": float(r["previous"].max())})
     return rows
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def patch(model_name: str, clean: str, corrupt: str, clean_answer: str | None, corrupt_answer: str | None) -> dict:
+    """lab.patching.patching on the pair (its grids of the residual stream and of the heads); HeadsError for a bad
+    pair."""
+    m = get_model(model_name)
+    return patching.patching(m.model, m.tokenizer, clean, corrupt, clean_answer, corrupt_answer)
