@@ -50,14 +50,17 @@ NO_FIGURE = ("—", "-", "", "None", "nan")
 
 
 def merge(old: dict | None, new: dict) -> dict:
-    """One input seen twice (two views): options joined, the wider range."""
+    """One input seen twice (two views): options joined, the wider range, the default of the view that showed it
+    first (the page's default view: a link leaves out the value the page opens on, not the one another view gives,
+    e.g. the heads page's score, "previous" only on the reader's own text)."""
     if old is None or old["kind"] != new["kind"]:
         return new
+    first = {"default": old["default"]} if "default" in old else {}
     if "options" in new:
-        return new | {"options": old["options"] + [o for o in new["options"] if o not in old["options"]]}
+        return new | {"options": old["options"] + [o for o in new["options"] if o not in old["options"]]} | first
     if "lo" in new:
-        return new | {"lo": min(old["lo"], new["lo"]), "hi": max(old["hi"], new["hi"])}
-    return new
+        return new | {"lo": min(old["lo"], new["lo"]), "hi": max(old["hi"], new["hi"])} | first
+    return new | first
 
 
 def page_inputs(at: AppTest) -> dict:
@@ -93,20 +96,23 @@ def inputs() -> dict:
         for key, (codec, default) in page_inputs(at).get(page, {}).items():
             catalogue.setdefault(page, {})[key] = merge(catalogue.get(page, {}).get(key), describe(codec, default))
         print(page, len(catalogue.get(page, {})), file=sys.stderr)
+    seen: dict[str, set] = {}
     for page, params in views:
-        portuguese_defaults(page, params, catalogue.get(page, {}))
+        portuguese_defaults(page, params, catalogue.get(page, {}), seen.setdefault(page, set()))
     return {p: dict(sorted(catalogue.get(p, {}).items())) for p in lessons.PAGES}
 
 
-def portuguese_defaults(page: str, params: dict, specs: dict) -> None:
-    """Add "default_pt" to each of `specs` whose default the page gives otherwise in Portuguese."""
+def portuguese_defaults(page: str, params: dict, specs: dict, seen: set) -> None:
+    """Add "default_pt" to each of `specs` whose default the page gives otherwise in Portuguese, read in the view
+    that showed the input first (as merge keeps its English default); `seen`: the inputs read already."""
     at = open_view(page, params | {"lang": "pt"})
     if at.exception:
         raise SystemExit(f"{page} (pt): {at.exception[0].value}")
     for key, (codec, default) in page_inputs(at).get(page, {}).items():
-        spec = specs.get(key)
+        spec, first = specs.get(key), key not in seen
+        seen.add(key)
         written = describe(codec, default).get("default")
-        if spec is not None and "default" in spec and written != spec["default"]:
+        if first and spec is not None and "default" in spec and written != spec["default"]:
             spec["default_pt"] = written
 
 

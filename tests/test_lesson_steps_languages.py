@@ -44,6 +44,25 @@ def test_the_language_defaults_the_catalogue_names_are_the_pages_own():
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.parametrize("page", sorted(lessons.catalogue()))
+def test_the_catalogues_defaults_are_what_the_page_opens_on(page, lang):
+    """Each input the page binds when a reader opens it with nothing in its link: the catalogue's default in that
+    language is the value it runs on (read from the session, through the catalogue's codec). The heads page's score
+    was catalogued "previous" in English (the value of its own-text view) while the page opens on "induction", so a
+    step asking for "previous" lost it from its English link."""
+    from ui.url_state import INPUTS
+
+    at = open_page(f"app_pages/{page}.py", lang=lang, timeout=300)
+    bound = at.session_state[INPUTS].get(page, {}) if INPUTS in at.session_state else {}
+    for key, spec in lessons.catalogue()[page].items():
+        if key not in bound or "default" not in spec:
+            continue  # an input of another view (a text box, an opened comparison)
+        _, default = bound[key]
+        want = spec.get("default_pt", spec["default"]) if lang == "pt" else spec["default"]
+        assert from_spec(spec).format(default) == want, (page, key)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_step_link_keeps_a_value_that_is_not_this_languages_default(lang):
     lesson = lessons.load(lessons.LESSONS_DIR / "03-attention-trophy.yaml")
     links = [lessons.step_link(lesson, k, lang, "course-gpt2").get("trophy_pair") for k in (3, 4)]
