@@ -2,7 +2,8 @@
 a fresh app server started as `make run` starts it, every page's link opened by that many virtual readers, cold
 then warm; prints {"PAGE|cold|N": summary} as JSON. With "image" in the plan, the server is a fresh container of that
 image per crowd size (lab/testing/container.py; "cpus" and "memory" limit it), and "memory|after|N" holds the
-server's resident memory after that crowd's pages (lab/benchmarks/container.py).
+server's resident memory after that crowd's pages and its peak (lab/benchmarks/container.py;
+lab/benchmarks/class_readers.py with LAB_CLASS_IMAGE, where the plan's "env" reaches the container too).
 
     python bench_pages/class_play.py '{"sizes": [1, 30, 60], "pages": ["home", ...], "flags": [], "within": 3.0,
                                        "timeout": 180}'
@@ -78,14 +79,24 @@ def own_query(page: str, model: str | None) -> object:
     return query
 
 
+def server_pid(url) -> int | None:
+    """The server's process id on this machine: the local process, or a container's process 1 as the host sees it
+    (podman inspect's State.Pid: runc's containers are this machine's processes); None when unknown."""
+    if getattr(url, "name", None):
+        out = container.podman("inspect", "--format", "{{.State.Pid}}", url.name, check=False)
+        return int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip().isdigit() else None
+    proc = getattr(url, "proc", None)
+    return None if proc is None else proc.pid
+
+
 def cpu_seconds(url) -> float | None:
     """The server's CPU time so far (user + system, every thread of its process and of the processes it started:
-    the replicas and HAProxy), or None for a container."""
-    proc = getattr(url, "proc", None)
-    if proc is None or getattr(url, "name", None):
+    the replicas and HAProxy; a container's process 1 and its children), or None when unknown."""
+    pid = server_pid(url)
+    if not pid:
         return None
     total = 0.0
-    root = psutil.Process(proc.pid)
+    root = psutil.Process(pid)
     for p in [root, *root.children(recursive=True)]:
         try:
             times = p.cpu_times()
@@ -101,8 +112,9 @@ WINDOWS = {200: 5.0}  # crowds that arrive over a longer window than the plan's 
 def server(plan: dict):
     """The app as `make run` serves it; or plan["replicas"] processes behind HAProxy (`python -m lab replicas`,
     rooms on nothing: the readers only read); or a fresh container of plan["image"] limited as the plan says."""
-    if plan.get("image"):
-        return container.container(plan["image"], cpus=plan.get("cpus"), memory=plan.get("memory"))
+    if plan.get("image"):  # the image's own environment (offline, its baked models) plus the plan's switches
+        return container.container(plan["image"], cpus=plan.get("cpus"), memory=plan.get("memory"),
+                                   environ=plan.get("env") or None)
     env = {"HF_HUB_OFFLINE": "1"} | plan.get("env", {})
     if plan.get("gpt2_cache"):  # GPT-2 small's shapes under the name gpt2, prefetched as a reader's machine does
         env["HF_HOME"] = str(gpt2_cache.prepared(Path(plan["gpt2_cache"])))
@@ -125,10 +137,10 @@ def local_resident_mb(pid: int) -> float:
     return round(total / 1e6, 1)
 
 
-def resident_mb(name: str) -> float:
-    """The container's server process (its process 1) resident memory, MB."""
+def resident_mb(name: str, field: str = "VmRSS") -> float:
+    """The container's server process (its process 1) resident memory, MB (VmHWM: its peak so far)."""
     status = container.podman("exec", name, "cat", "/proc/1/status").stdout
-    kib = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+    kib = next(int(line.split()[1]) for line in status.splitlines() if line.startswith(field + ":"))
     return round(kib * 1024 / 1e6, 1)
 
 
@@ -151,7 +163,8 @@ def main(plan: dict) -> dict:
                     cpu = None if before is None else after - before
                     results[f"{page}|{temperature}|{n}"] = summary(readings, cpu, within)
             if plan.get("image"):
-                results[f"memory|after|{n}"] = {"rss_mb": resident_mb(url.name)}
+                results[f"memory|after|{n}"] = {"rss_mb": resident_mb(url.name),
+                                                 "peak_mb": resident_mb(url.name, "VmHWM")}
             elif getattr(url, "proc", None) is not None:  # the app's processes on this machine (issue 57's budget)
                 results[f"memory|after|{n}"] = {"rss_mb": local_resident_mb(url.proc.pid)}
     return results

@@ -18,6 +18,10 @@ Environment, for shorter or comparative runs: LAB_CLASS_PAGES (comma-separated U
 the home page), LAB_CLASS_SIZES (e.g. "1,30"), LAB_CLASS_FLAGS (extra `streamlit run` flags, e.g.
 "--server.fileWatcherType auto --runner.postScriptGC true" to measure Streamlit's defaults), LAB_CLASS_REPLICAS
 (N: serve through `python -m lab replicas --replicas N`, HAProxy in front, instead of one process).
+LAB_CLASS_IMAGE (an image tag, e.g. what bench_pages/gpt2_image.py builds: gpt2 baked in): serve through a fresh
+container of that image per crowd size, limited as a Space's free CPU tier (lab.testing.container.FREE_TIER: 2 CPUs,
+16 GB), instead of a local process; the crowds, own texts, sizes and pages are unchanged, the own-text crowd's model
+comes from the image (no local gpt2 cache), and the server's resident memory is read from the container's process 1.
 """
 
 from __future__ import annotations
@@ -47,14 +51,27 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def play(sizes=SIZES, pages: tuple[str, ...] | None = None, flags: tuple[str, ...] = (), replicas: int = 0,
-         own: dict | None = None) -> dict:
-    """{(page, "cold"|"warm"|"own"): {n: summary}}, one fresh server per crowd size (bench_pages/class_play.py, in a
-    fresh interpreter: the readers speak Streamlit's protocol with its own classes, which lab never imports). `own`:
-    the own-text crowd's plan ({"model", "gpt2_cache", "env"}; see OWN)."""
+def plan_of(sizes=SIZES, pages: tuple[str, ...] | None = None, flags: tuple[str, ...] = (), replicas: int = 0,
+            own: dict | None = None, image: str | None = None, linked: dict | None = None) -> dict:
+    """bench_pages/class_play.py's plan. `own`: the own-text crowd's plan ({"model", "gpt2_cache", "env"}; see OWN);
+    `image`: a container of that image per crowd, limited to FREE_TIER, serves instead of a local process; `linked`:
+    the shared-link crowds' model ({"model", "gpt2_cache"}: _model_plan)."""
     pages = manifest.class_pages() if pages is None else pages
     plan = {"sizes": list(sizes), "pages": list(pages), "flags": list(flags), "within": WITHIN_S,
-            "timeout": TIMEOUT_S, "replicas": replicas} | ({"own": True} | own if own is not None else {})
+            "timeout": TIMEOUT_S, "replicas": replicas} | ({"own": True} | own if own is not None else linked or {})
+    if image:
+        from lab.testing.container import FREE_TIER
+
+        plan |= {"image": image} | FREE_TIER
+    return plan
+
+
+def play(sizes=SIZES, pages: tuple[str, ...] | None = None, flags: tuple[str, ...] = (), replicas: int = 0,
+         own: dict | None = None, image: str | None = None, linked: dict | None = None) -> dict:
+    """{(page, "cold"|"warm"|"own"): {n: summary}}, one fresh server per crowd size (bench_pages/class_play.py, in a
+    fresh interpreter: the readers speak Streamlit's protocol with its own classes, which lab never imports); the
+    plan as plan_of makes it."""
+    plan = plan_of(sizes, pages, flags, replicas, own, image, linked)
     out = subprocess.run([sys.executable, str(PLAY), json.dumps(plan)], capture_output=True, text=True, cwd=ROOT,
                          timeout=3600 * 3)
     if out.returncode != 0:
@@ -70,27 +87,36 @@ def play(sizes=SIZES, pages: tuple[str, ...] | None = None, flags: tuple[str, ..
 # with a different text per reader; LAB_CLASS_MODEL=gpt2 serves GPT-2 small's shapes (random weights) under the name
 # gpt2 from a Hugging Face cache made in LAB_CLASS_GPT2_CACHE (default: a folder under the system's temp); and
 # LAB_ENGINE_OFF=1 runs the server without the shared engine (each reader's generation alone: the comparison).
+# Without LAB_CLASS_OWN, LAB_CLASS_MODEL puts ?model= in the shared link (gpt2 served the same way).
 OWN_PAGES = ("attention", "logit_lens", "sampling")
 OWN_TARGETS = {"attention": 1.5, "logit_lens": 4.0, "sampling": 15.0}  # p95 s, 30 readers, GPT-2 small (issue 57)
 OWN_FIRST_TOKEN_S = 2.0  # the sampling page: every reader's first token within this (p95 reported, max judged)
 OWN_COURSE_SAMPLING_S = 1.5  # course-gpt2's sampling page, 30 own texts
 
 
+def _model_plan(env) -> dict:
+    """LAB_CLASS_MODEL's part of the plan ({} when unset): ?model= in every link ("model"), and for gpt2 the local
+    Hugging Face cache it is served from ("gpt2_cache"), unless a container (LAB_CLASS_IMAGE) carries its own."""
+    import tempfile
+
+    model = env.get("LAB_CLASS_MODEL") or None
+    if model is None:
+        return {}
+    plan: dict = {"model": model}
+    if model == "gpt2" and not env.get("LAB_CLASS_IMAGE"):
+        plan["gpt2_cache"] = env.get("LAB_CLASS_GPT2_CACHE") or str(Path(tempfile.gettempdir()) / "lab-gpt2-bench")
+    return plan
+
+
 def _own_plan(env) -> dict | None:
     """The own-text crowd's plan from the environment, or None (the shared-link crowds)."""
     if env.get("LAB_CLASS_OWN") != "1":
         return None
-    import tempfile
-
-    model = env.get("LAB_CLASS_MODEL") or None
     # LAB_WARM=0: the server's background warm-up (course models, the ceiling's table) would take a core for seconds
     # at a moment that varies from run to run (measured: the same crowd's p95 0.6 s or 3.3 s); the crowd's model is
     # loaded by one reader before it arrives instead.
     switches = {k: "1" for k in ("LAB_ENGINE_OFF",) if env.get(k) == "1"}
-    plan: dict = {"model": model, "env": switches | {"LAB_WARM": "0"}}
-    if model == "gpt2":
-        plan["gpt2_cache"] = env.get("LAB_CLASS_GPT2_CACHE") or str(Path(tempfile.gettempdir()) / "lab-gpt2-bench")
-    return plan
+    return {"model": None, "env": switches | {"LAB_WARM": "0"}} | _model_plan(env)
 
 
 def _ok_own(page: str, by_n: dict, model: str | None) -> bool | None:
@@ -123,24 +149,51 @@ def _ok(by_n: dict, temperature: str = "warm") -> bool | None:
     return all(by_n[n]["p95_s"] <= target for n, target in TARGETS.items())
 
 
+def image_problem(image: str, model: str | None, replicas: int = 0) -> str | None:
+    """Why LAB_CLASS_IMAGE cannot serve this run (no podman, no such image, a hub model it does not carry, replicas
+    asked for: the container is one process), or None."""
+    from lab.testing import container
+
+    if replicas:
+        return "LAB_CLASS_IMAGE serves one container: leave LAB_CLASS_REPLICAS out"
+    if why := container.missing():
+        return why
+    found = container.podman("image", "inspect", image, "--format", "{{range .Config.Env}}{{println .}}{{end}}",
+                             check=False)
+    if found.returncode != 0:
+        return f"no image {image} here (python bench_pages/gpt2_image.py {image} builds one with gpt2 baked in)"
+    baked = next((line.split("=", 1)[1].split() for line in found.stdout.splitlines()
+                  if line.startswith("LAB_HUB_MODELS=")), [])
+    if model and model not in baked and not model.startswith("course-"):
+        return f"the image {image} carries no {model} (its hub models: {' '.join(baked) or 'none'})"
+    return None
+
+
 def benchmarks() -> list[dict]:
     env = os.environ
     pages = tuple(p for p in env.get("LAB_CLASS_PAGES", ",".join(manifest.class_pages())).split(",") if p)
     sizes = tuple(int(n) for n in env.get("LAB_CLASS_SIZES", ",".join(map(str, SIZES))).split(",") if n)
     flags = tuple(env.get("LAB_CLASS_FLAGS", "").split())
     replicas = int(env.get("LAB_CLASS_REPLICAS", "0") or 0)
-    own = _own_plan(env)
+    own, image = _own_plan(env), env.get("LAB_CLASS_IMAGE") or None
+    linked = _model_plan(env) if own is None else None
     if own is not None and "LAB_CLASS_PAGES" not in env:
         pages = OWN_PAGES
+    if image and (why := image_problem(image, (own or linked).get("model"), replicas)):
+        raise RuntimeError(why)
     t0 = time.perf_counter()
-    results = play(sizes, pages, flags, replicas, own)
+    results = play(sizes, pages, flags, replicas, own, image, linked)
     wall = round(time.perf_counter() - t0, 3)
     out = []
-    memory = {str(n): m["rss_mb"] for n, m in results.pop(("memory", "after"), {}).items()}  # server RSS after
+    after = results.pop(("memory", "after"), {})
+    memory = {str(n): m["rss_mb"] for n, m in after.items()}  # server RSS after each crowd
+    peak = {str(n): m["peak_mb"] for n, m in after.items() if "peak_mb" in m}  # a container's: its peak so far
     for (page, temperature), by_n in results.items():
         alone = by_n.get(1, {}).get("p95_s")
         crowd = by_n.get(30, by_n[max(by_n)])["p95_s"]
         serving = f"{replicas} replicas behind HAProxy" if replicas else "one process"
+        serving = f"a container of {image}, 2 CPUs, 16 GB" if image else serving
+        serving += f", {linked['model']}" if linked else ""
         if own is not None:
             serving += f", {own.get('model') or 'course-gpt2'}" + "".join(f", {k} set" for k in own.get("env", {})
                                                                             if k != "LAB_WARM")
@@ -152,5 +205,6 @@ def benchmarks() -> list[dict]:
                     "target": None, "targets_p95_s": {str(n): x for n, x in TARGETS.items()},
                     "ok": _ok_own(page, by_n, own.get("model")) if own is not None else _ok(by_n, temperature),
                     "page": page, "temperature": temperature, "readers": {str(n): s for n, s in by_n.items()},
-                    "flags": list(flags), "replicas": replicas, "wall_s": wall, "rss_mb_after": memory})
+                    "flags": list(flags), "replicas": replicas, "wall_s": wall, "rss_mb_after": memory}
+                   | ({"image": image, "rss_peak_mb_after": peak} if image else {}))
     return out
