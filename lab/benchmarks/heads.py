@@ -108,7 +108,8 @@ def benchmarks() -> list[dict]:
     started = time.perf_counter()
     nnsight_knockout_grid(model, ids)
     ref_s = time.perf_counter() - started
-    out.append(entry(f"heads: the knock-out grid (each of 144 heads alone, {TOKENS} tokens), GPT-2 small shapes: "
-                     "lab.heads.knockout_grid vs one nnsight trace per head (reported)", knock_s, ref_s,
-                     float("inf"), seconds=round(knock_s, 3)))
+    knock = entry(f"heads: the knock-out grid (each of 144 heads alone, {TOKENS} tokens), GPT-2 small shapes: "
+                  "lab.heads.knockout_grid vs one nnsight trace per head", knock_s, ref_s, 1.0,
+                  seconds=round(knock_s, 3))
+    out.append({**knock, "target": None, "ok": None, "note": "reported, no target"})
     return out
