@@ -85,6 +85,31 @@ def test_where_gpt2_is_the_pages_default_it_is_warmed_first(monkeypatch, tmp_pat
     assert names[0] == "gpt2" and set(warmup.MODELS) <= set(names)
 
 
+def test_where_the_pages_open_on_gpt2_its_detector_set_is_scored_before_a_reader_asks(fresh_caches, monkeypatch,
+                                                                                        tmp_path, tiny_model_dirs):
+    """The detector page scores its evaluation set live for any model but the course pair (on GPT-2 small, the
+    hosted demo's first reader waited about 80 s). Where gpt2 is the pages' default, the warm-up scores it: the first
+    reader's set_rows then scores nothing (its progress bar is never drawn). A tiny gpt2 in a private cache."""
+    from lab.detect import scoring
+    from tests.test_models import fake_hub_cache
+    from ui import warmup
+    from ui.model_loader import model_cache
+    from ui.runs import detect as detect_rows
+
+    hub = tmp_path / "hf" / "hub"
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(hub))
+    fake_hub_cache(hub, "openai-community/gpt2", tiny_model_dirs["gpt2"])
+    monkeypatch.setattr(warmup, "MODELS", ())  # the course models' steps are the first test's
+
+    def no_bar():
+        raise AssertionError("the first reader scored the set again")
+
+    warmup.warm(model_cache())
+    rows = detect_rows.set_rows("gpt2", None, scoring.BUCKETS, no_bar)
+    assert len(rows) == 180
+
+
 def test_a_warm_up_step_waits_until_no_reader_has_run_for_the_grace(monkeypatch):
     """The warm-up gives way to readers: a step does not start while a script run is going, nor within GRACE_S of
     the last one ending; then it does."""
