@@ -92,8 +92,10 @@ def test_every_number_equals_nnsight_on_course_gpt2(course, lang):
 
 def test_every_number_equals_nnsight_on_a_gpt2_small_shaped_model(small):
     model, tok = small
-    r = patching.patching(model, tok, "The cat sat on the mat. The cat", "The dog sat on the box. The cat",
-                          " sat", " mat")
+    # Three tokens differ (1, 5, 8); the answers are the last tokens, which a random model's residual stream
+    # favours: a gap of 2.3 logits (the score divides by it: with a 0.2 gap, float32's rounding reached 1e-5)
+    r = patching.patching(model, tok, "The cat sat on the mat. The cat", "The dog sat on the box. The dog",
+                          " cat", " dog")
     assert r["resid"].shape == (12, 9) and r["heads"].shape == (12, 12)
     theirs = nnsight_patching(model, tok, r["clean_ids"], r["corrupt_ids"], *r["answers"])
     assert_equals_nnsight(r, theirs)
