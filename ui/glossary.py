@@ -94,7 +94,6 @@ TERMS = [
       "Trocar a saída de uma cabeça por zeros (ablação por zeros) ou pela média dela nas posições do texto "
       "(ablação pela média) e medir quanto a perda cresce: o que essa cabeça fazia pelo modelo."),
      "app_pages/heads.py", {"heads_knock": "2.3"}),
-    # The heads page's patching view (issue 60) is not drawn yet: these two open the page; give them its inputs.
     ("activation_patching", ("activation patching", "patching de ativações"),
      ("Run the model on a corrupted prompt, but copy one piece of a run on the clean prompt into it (one layer's "
       "residual stream at one position, or one head's output), and see how much of the clean answer comes back: "
@@ -102,13 +101,13 @@ TERMS = [
       "Rodar o modelo num prompt corrompido, mas copiar para ele um pedaço de uma rodada no prompt limpo (o fluxo "
       "residual de uma camada numa posição, ou a saída de uma cabeça) e ver quanto da resposta limpa volta: 0 é a "
       "da rodada corrompida, 1 a da limpa. Mostra onde a informação mora."),
-     "app_pages/heads.py", {"heads_source": "repeated"}),
+     "app_pages/heads.py", {"heads_pair": "default"}),
     ("logit_difference", ("logit difference", "diferença de logits"),
      ("The clean answer's logit minus the corrupted answer's, at the last position: how strongly the model prefers "
       "one answer to the other. Activation patching measures how much of it comes back.",
       "O logit da resposta limpa menos o da resposta corrompida, na última posição: o quanto o modelo prefere uma "
       "resposta à outra. O patching de ativações mede quanto dela volta."),
-     "app_pages/heads.py", {"heads_source": "repeated"}),
+     "app_pages/heads.py", {"heads_pair": "default"}),
     ("layer_norm", ("layer norm", "normalização de camada"),
      ("Rescales a vector to mean 0 and variance 1, then applies a learned scale and shift. GPT-1 puts it after each "
       "sub-block, GPT-2 before each one and once more at the end.",
