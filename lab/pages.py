@@ -70,7 +70,7 @@ PAGES: tuple[Page, ...] = (
     Page("logit_lens", ("Logit lens", "Lente dos logits"), "layers", ("05",), ("lens",), ("lab.cli.lens",),
          ("lab.benchmarks.lens",), True, ("grid", "follow")),
     Page("heads", ("Heads at work", "Cabeças em ação"), "psychology", ("04", "05"), ("heads",), ("lab.cli.heads",),
-         ("lab.benchmarks.heads",), views=("copy", "knockout", "patch"),
+         ("lab.benchmarks.heads",), True, views=("copy", "knockout", "patch"),
          own_text=(("heads_source", "own"), ("heads_pair", "own"))),
     Page("perplexity", ("Perplexity", "Perplexidade"), "trending_down", ("06", "08", "09"), ("perplexity",),
          ("lab.cli.perplexity",), ("lab.benchmarks.perplexity",), True, ("table", "surprisal"),
