@@ -13,7 +13,8 @@ For the "Heads at work" page and `python -m lab heads copy|knockout`.
   only the second copy counts. Previous-token score: the mean attention from query q to key q - 1
   over q = 1..T-1 (lab.attention.layer_summary's "previous"). Both read transformers' own
   `output_attentions` (eager), through lab.attention.
-- Knock a head out: GPT-2's forward is run in plain torch on the model's own weights (lab.gpt2.model),
+- Knock a head out: the model's forward is run in plain torch on its own weights (lab.gpt2.model; for GPT-1,
+  lab.gpt1.model, the same pieces with the layer norms after each sub-block and no ln_f),
   with a recorder that replaces the chosen heads' slice of the attention output before c_proj
   ("attn.mixed", [H, T, D]) by zeros ("zero") or by that head's mean over the positions of the same
   text ("mean": the reference set is the text itself). Nothing of the shared model is written, hooked
@@ -43,11 +44,13 @@ class HeadsError(LabError):
 
 
 def check_model(model) -> None:
-    """A GPT-2-family decoder (lab.gpt2 writes GPT-2's forward), else HeadsError."""
+    """A GPT-2 or GPT-1 decoder (lab.gpt2 and lab.gpt1 write their forwards), else HeadsError."""
+    from lab.gpt1 import FAMILIES
+
     require_decoder(model, HeadsError, "knocking heads out")
-    if model.config.model_type != "gpt2":
-        raise HeadsError(f"the heads experiments run GPT-2's own forward (lab.gpt2); {model.config.model_type} "
-                         "is not a GPT-2 model", "not_gpt2", model_type=model.config.model_type)
+    if model.config.model_type not in FAMILIES:
+        raise HeadsError(f"the heads experiments run GPT-2's and GPT-1's own forwards (lab.gpt2, lab.gpt1); "
+                         f"{model.config.model_type} is neither", "not_gpt2", model_type=model.config.model_type)
 
 
 def check_ids(model, ids: list[int]) -> None:
@@ -136,18 +139,18 @@ class Knockout:
 
 
 def forward_losses(model, ids: list[int], heads=(), mode: str = "zero") -> np.ndarray:
-    """Loss in bits per position of GPT-2's forward (lab.gpt2) with `heads` [(layer, head)] knocked out."""
+    """Loss in bits per position of the model's forward in plain torch (lab.gpt2 or lab.gpt1) with `heads`
+    [(layer, head)] knocked out."""
     import torch
-
-    from lab.trace import weights
 
     by_layer: dict[int, list[int]] = {}
     for layer, head in heads:
         by_layer.setdefault(layer, []).append(head)
-    from lab import gpt2  # torch: imported when a forward runs, never by the CLI's start (tokens needs none)
+    from lab.gpt1 import family  # torch: imported when a forward runs, never by the CLI's start (tokens needs none)
 
+    f = family(model)
     with torch.inference_mode():
-        logits, _ = gpt2.model(weights(model), torch.tensor(ids), rec=Knockout(by_layer, mode))
+        logits, _ = f.model(f.w, torch.tensor(ids), rec=Knockout(by_layer, mode))
     return losses(logits, ids)
 
 

@@ -21,6 +21,8 @@ For the "Heads at work" page and `python -m lab heads patch`.
   from the corrupted run's input of that block (the blocks before it are the corrupted run's, unchanged), and only
   the last position's two answer logits are computed (ln_f, then the dot with wte[clean] - wte[corrupted]: the
   output layer is wte itself). Nothing of the shared model is written, hooked or toggled.
+- GPT-1 the same way (lab.gpt1: GPT-2's pieces with the layer norms after each sub-block, and no ln_f, so the two
+  answer logits are the last block's output dotted with the direction).
 """
 
 from __future__ import annotations
@@ -45,19 +47,20 @@ class Keep:
     """A lab.gpt2 recorder that keeps every block's input ("resid": L + 1 entries, the last the last block's
     output) and every layer's head outputs ("mixed", [H, T, D]); it returns what it is given."""
 
-    def __init__(self, resid: list | None = None, mixed: list | None = None):
+    def __init__(self, resid: list | None = None, mixed: list | None = None, out: str = "x_plus_mlp"):
         self.resid = [] if resid is None else resid
         self.mixed = [] if mixed is None else mixed
+        self.out = out  # the step that is a block's output (lab.gpt1.Family.out: GPT-1's is its "ln_2")
 
     def __call__(self, name, x):
-        if name in ("wte_plus_wpe", "x_plus_mlp"):  # block 0's input, then each block's output in order
+        if name in ("wte_plus_wpe", self.out):  # block 0's input, then each block's output in order
             self.resid.append(x)
         elif name == "attn.mixed":
             self.mixed.append(x)
         return x
 
     def layer(self, i: int):
-        return Keep(self.resid, self.mixed)
+        return Keep(self.resid, self.mixed, self.out)
 
 
 class PatchHeads:
@@ -104,14 +107,15 @@ def check_pair(model, clean: list[int], corrupt: list[int]) -> None:
                          tokens=len(clean), most=MOST)
 
 
-def _rest(w: dict, h, start: int, rec=None):
-    """Blocks start..L-1 of lab.gpt2 on a batch h [B, T, C] (block `start` recorded by `rec`), then ln_f at the
-    last position: [B, C]."""
+def _rest(f, h, start: int, rec=None):
+    """Blocks start..L-1 of the forward `f` (lab.gpt1.Family) on a batch h [B, T, C] (block `start` recorded by
+    `rec`), then what precedes the output layer (GPT-2's ln_f) at the last position: [B, C]."""
     from lab import gpt2
 
+    w = f.w
     for i in range(start, len(w["h"])):
-        h, _ = gpt2.block(h, w["h"][i], w["n_head"], w["eps"], None, rec if rec and i == start else gpt2.nothing)
-    return gpt2.norm(h[:, -1], w["ln_f.g"], w["ln_f.b"], w["eps"])
+        h, _ = f.block(h, w["h"][i], w["n_head"], w["eps"], None, rec if rec and i == start else gpt2.nothing)
+    return f.final(w, h[:, -1])
 
 
 def runs(model, clean: list[int], corrupt: list[int], answers: tuple[int | None, int | None]) -> dict:
@@ -119,28 +123,28 @@ def runs(model, clean: list[int], corrupt: list[int], answers: tuple[int | None,
     corrupted logit differences, and the patched runs' differences, "resid" (L, T) and "heads" (L, H)."""
     import torch
 
-    from lab import gpt2
-    from lab.trace import weights
+    from lab.gpt1 import family
 
-    w = weights(model)
+    f = family(model)
+    w = f.w
     with torch.inference_mode():
-        kept = Keep(), Keep()
-        last = [gpt2.model(w, torch.tensor(ids), rec=k)[0][-1] for ids, k in zip((clean, corrupt), kept, strict=True)]
+        kept = Keep(out=f.out), Keep(out=f.out)
+        last = [f.model(w, torch.tensor(ids), rec=k)[0][-1] for ids, k in zip((clean, corrupt), kept, strict=True)]
         a, b = (int(lg.argmax()) if x is None else x for x, lg in zip(answers, last, strict=True))
         if a == b:
             raise HeadsError("the clean and corrupted answers are the same token: give two different answers",
                              "same_answer", token=a)
-        direction = w["wte"][a] - w["wte"][b]  # [C]: logit[a] - logit[b] = ln_f(x) @ direction
+        direction = w["wte"][a] - w["wte"][b]  # [C]: logit[a] - logit[b] = ln_f(x) @ direction (GPT-1: x @ ...)
         c, x = kept[0], kept[1]
-        ends = [float(gpt2.norm(k.resid[-1][-1:], w["ln_f.g"], w["ln_f.b"], w["eps"])[0] @ direction) for k in kept]
+        ends = [float(f.final(w, k.resid[-1][-1:])[0] @ direction) for k in kept]
         n, pos = len(clean), torch.arange(len(clean))
         resid, heads = [], []
         for layer in range(len(w["h"])):
             h = x.resid[layer].expand(n, -1, -1).clone()  # [T runs, T, C]: run p gets the clean row p
             h[pos, pos] = c.resid[layer]
-            resid.append((_rest(w, h, layer) @ direction).double().numpy())
+            resid.append((_rest(f, h, layer) @ direction).double().numpy())
             h = x.resid[layer].expand(w["n_head"], -1, -1)  # [H runs, T, C]: read only
-            heads.append((_rest(w, h, layer, PatchHeads(c.mixed[layer])) @ direction).double().numpy())
+            heads.append((_rest(f, h, layer, PatchHeads(c.mixed[layer])) @ direction).double().numpy())
     return {"answers": [a, b], "clean_diff": ends[0], "corrupt_diff": ends[1], "resid_diff": np.array(resid),
             "heads_diff": np.array(heads)}
 

@@ -381,8 +381,8 @@ HEADS: dict[tuple[str, str], Words] = {
         f"A head is written layer.head (like 2.3), not {d['part']!r}.",
         f"Uma cabeça se escreve camada.cabeça (como 2.3), não {d['part']!r}."),
     ("HeadsError", "not_gpt2"): lambda d: (
-        f"These experiments run GPT-2's own forward; {d['model_type']} is not a GPT-2 model.",
-        f"Estes experimentos rodam o forward do próprio GPT-2; {d['model_type']} não é um modelo GPT-2."),
+        f"These experiments run GPT-2's and GPT-1's own forwards; {d['model_type']} is neither.",
+        f"Estes experimentos rodam o forward do próprio GPT-2 e o do GPT-1; {d['model_type']} não é nenhum dos dois."),
     ("HeadsError", "encoder"): lambda d: (
         f"{d['model']} is an encoder: knocking heads out here needs a decoder.",
         f"{d['model']} é um encoder: desligar cabeças aqui precisa de um decoder."),
