@@ -272,3 +272,22 @@ def test_a_text_at_the_hosted_cap_on_gpt2_small_shapes():
     for a, b in zip(alone, batched, strict=True):
         assert_same(a, b)
     assert_decoded_apart(shared.engine_for(model), 0)
+
+
+@pytest.mark.slow
+def test_a_process_that_exits_while_the_engine_decodes_exits_cleanly():
+    """The interpreter's exit while the engine's daemon worker was inside torch (a reader's generation still
+    running: a server stopped mid-class, a script that left early) aborted the process: "terminate called without
+    an active exception", exit status 134, every run here. Engines are closed at exit: each run exits 0."""
+    import subprocess
+    import sys
+
+    from tests.streamlit_server import ROOT
+
+    code = ("from lab.testing.random_models import build\nfrom lab.serving import shared\n"
+            "model, tok = build('gpt2', 'tiny')\n"
+            "gen = shared.steps(model, tok.encode('hello there'), 60, 1.0, 0, 1.0, 1)\n"
+            "print(next(gen)['id'] >= 0)\n")  # one token drawn, 59 still to decode when the script ends
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0 and out.stdout.strip() == "True", (out.returncode, out.stderr[-300:])

@@ -26,12 +26,14 @@ for a whole batch fails that batch's rows (logged each), and the worker goes on.
 
 from __future__ import annotations
 
+import atexit
 import collections
 import dataclasses
 import logging
 import math
 import queue
 import threading
+import weakref
 from collections.abc import Callable
 
 import torch
@@ -70,6 +72,20 @@ class Job:
     ticket: int = -1  # the engine's count of jobs submitted before this one (Engine.ahead)
 
 
+_RUNNING: weakref.WeakSet = weakref.WeakSet()  # every engine whose worker may still run
+
+
+@atexit.register
+def close_all() -> None:
+    """Stop every engine's worker, at the interpreter's exit (Engine.close says why)."""
+    for engine in list(_RUNNING):
+        engine.close()
+
+
+class _Closed(Exception):
+    """Engine.close's signal to its worker."""
+
+
 class EngineBusy(LabError):
     """The engine's queue is full (`reason` "busy", details: waiting, limit): the reader is told to try again."""
 
@@ -97,7 +113,23 @@ class Engine:
         self.submitted = self.taken = 0  # jobs put in the queue, and taken from it by the worker (Engine.ahead)
         self._count = threading.Lock()
         loop = self._continuous if self.scheduler == "continuous" else self._loop
-        threading.Thread(target=loop, daemon=True, name="lab-engine").start()
+        self._thread = threading.Thread(target=self._until_closed, args=(loop,), daemon=True, name="lab-engine")
+        self._thread.start()
+        _RUNNING.add(self)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop the worker (rows still decoding are dropped) and wait for it. The interpreter's exit with the daemon
+        worker still inside torch aborted the process about one run in three ("terminate called without an active
+        exception", exit status 134): every engine is closed at exit (close_all)."""
+        self.jobs.put(None)
+        self._thread.join(timeout)
+
+    @staticmethod
+    def _until_closed(loop) -> None:
+        try:
+            loop()
+        except _Closed:
+            return
 
     def submit(self, job: Job) -> None:
         """Queue a job; EngineBusy when `max_waiting` jobs wait already (a clear refusal, never a hang)."""
@@ -118,6 +150,8 @@ class Engine:
     def _take(self, block: bool) -> Job:
         """The next job from the queue (queue.Empty when not blocking and none waits), counted as taken."""
         job = self.jobs.get() if block else self.jobs.get_nowait()
+        if job is None:
+            raise _Closed
         with self._count:
             self.taken += 1
         return job
