@@ -18,6 +18,7 @@ shared engine off, the comparison).
 import json
 import math
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -144,8 +145,33 @@ def resident_mb(name: str, field: str = "VmRSS") -> float:
     return round(kib * 1024 / 1e6, 1)
 
 
+ENGINE_LOG = "/tmp/lab-engine-steps.jsonl"  # inside a container (its /tmp is its own)
+
+
+def engine_lines(url, path: str) -> list[str]:
+    """The shared engine's step log so far (lab.serving.shared.STEP_LOG): the local file, or the container's."""
+    if getattr(url, "name", None):
+        return container.podman("exec", url.name, "sh", "-c", f"cat {path} 2>/dev/null || true").stdout.splitlines()
+    return Path(path).read_text(encoding="utf-8").splitlines() if Path(path).exists() else []
+
+
+def engine_summary(lines: list[str]) -> dict:
+    """The engine's batch sizes over a crowd's steps: rows decoded together per step (max, mean), and the most
+    groups of far-apart lengths in one step; {} when no generation ran."""
+    steps = [json.loads(line) for line in lines if line.strip()]
+    if not steps:
+        return {}
+    rows = [sum(r for r, _ in step) for step in steps]
+    return {"engine_steps": len(steps), "engine_rows_max": max(rows),
+            "engine_rows_mean": round(sum(rows) / len(rows), 1), "engine_groups_max": max(len(s) for s in steps)}
+
+
 def main(plan: dict) -> dict:
+    import tempfile
+
     results = {}
+    log = ENGINE_LOG if plan.get("image") else str(Path(tempfile.mkdtemp(prefix="lab-engine-")) / "steps.jsonl")
+    plan = plan | {"env": (plan.get("env") or {}) | {"LAB_ENGINE_LOG": log}}
     for n in plan["sizes"]:
         with server(plan) as url:
             for page in plan["pages"]:
@@ -153,15 +179,22 @@ def main(plan: dict) -> dict:
                 own = plan.get("own") and page in OWN_TEXT
                 query = own_query(page, plan.get("model")) if own else (f"model={plan['model']}" if plan.get("model")
                                                                          else "")
-                if own:  # the model loaded and the page's code warm, as for a class that first opened the link
-                    arrive(url, 1, 0, path, own_query(page, plan.get("model"))(-1), timeout=plan["timeout"])
+                # The model loaded and the page's code warm, as for a class that first opened the link: one reader per
+                # replica (HAProxy's round robin sends each new one to the next, once every replica is up: its check
+                # passes twice a second apart), else the second replica's crowd waited for its model to load (2
+                # replicas, attention, 30 readers: p95 4.8 s with one warm reader)
+                if own and plan.get("replicas") and page == plan["pages"][0]:
+                    time.sleep(3)
+                for k in range(max(1, plan.get("replicas") or 0) if own else 0):
+                    arrive(url, 1, 0, path, own_query(page, plan.get("model"))(-1 - k), timeout=plan["timeout"])
                 for temperature in ("own",) if own else ("cold", "warm"):
                     within = WINDOWS.get(n, plan["within"]) if n > 1 else 0
-                    before = cpu_seconds(url)
+                    before, steps = cpu_seconds(url), len(engine_lines(url, log))
                     readings = arrive(url, n, within, path, query, timeout=plan["timeout"], mark=MARK)
                     after = cpu_seconds(url)
                     cpu = None if before is None else after - before
-                    results[f"{page}|{temperature}|{n}"] = summary(readings, cpu, within)
+                    results[f"{page}|{temperature}|{n}"] = summary(readings, cpu, within) | engine_summary(
+                        engine_lines(url, log)[steps:])
             if plan.get("image"):
                 results[f"memory|after|{n}"] = {"rss_mb": resident_mb(url.name),
                                                  "peak_mb": resident_mb(url.name, "VmHWM")}

@@ -291,3 +291,27 @@ def test_a_process_that_exits_while_the_engine_decodes_exits_cleanly():
     for _ in range(3):
         out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
         assert out.returncode == 0 and out.stdout.strip() == "True", (out.returncode, out.stderr[-300:])
+
+
+def test_the_step_log_holds_each_steps_groups(course, tmp_path):
+    """LAB_ENGINE_LOG (the class bench's batch sizes): one JSON line per step, the rows and longest length of each
+    group, as the engine recorded them; the bench's summary of them, by hand."""
+    import json
+
+    from bench_pages.class_play import engine_summary
+
+    log = tmp_path / "steps.jsonl"
+    engine = engines.Engine(course.model, batching="continuous", max_batch=4, step_log=str(log))
+    done = threading.Event()
+    finished: list[str] = []
+    for seed in (1, 2):
+        engine.submit(engines.Job(ids=[464, 4676, 286], max_tokens=6, temperature=1.0, top_k=0, top_p=1.0, seed=seed,
+                                  emit=lambda *_: True, ignore_eos=True,
+                                  done=lambda r: (finished.append(r), len(finished) == 2 and done.set())))
+    assert done.wait(60)
+    lines = log.read_text().splitlines()
+    assert [json.loads(line) for line in lines] == [[list(g) for g in step] for step in engine.groups]
+    rows = [sum(r for r, _ in json.loads(line)) for line in lines]
+    assert engine_summary(lines) == {"engine_steps": len(lines), "engine_rows_max": max(rows),
+                                     "engine_rows_mean": round(sum(rows) / len(rows), 1), "engine_groups_max": 1}
+    assert max(rows) == 2  # the two decoded together

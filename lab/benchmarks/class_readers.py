@@ -12,7 +12,9 @@ ratio = p95(30) / alone. target is None (nothing bounds the ratio); ok and targe
 targets: warm, 30 and 60 readers p95 <= 1 s and 120 readers p95 <= 3 s; cold, 30 readers within 2 s of one alone;
 every reader finished, no error shown. Each entry also carries, for every N, p50 / p95 / max, finished, errors,
 the arrival window (within_s), the payload a reader received (kb_per_reader) and the server's CPU per run
-(server_cpu_ms_per_run: its processes' CPU time over the crowd / N).
+(server_cpu_ms_per_run: its processes' CPU time over the crowd / N) and, where generations ran, the shared engine's
+batch sizes over the crowd (engine_steps, engine_rows_max, engine_rows_mean, engine_groups_max: the server's
+LAB_ENGINE_LOG, one line per step).
 
 Environment, for shorter or comparative runs: LAB_CLASS_PAGES (comma-separated URL paths, "home" for
 the home page), LAB_CLASS_SIZES (e.g. "1,30"), LAB_CLASS_FLAGS (extra `streamlit run` flags, e.g.

@@ -29,6 +29,7 @@ from __future__ import annotations
 import atexit
 import collections
 import dataclasses
+import json
 import logging
 import math
 import queue
@@ -101,8 +102,10 @@ def scheduler_of(batching) -> str:
 class Engine:
     """One worker thread decoding jobs with one of SCHEDULERS, with or without the key-value cache."""
 
-    def __init__(self, model, batching=True, cache: bool = True, max_batch: int = 8, max_waiting: int | None = None):
+    def __init__(self, model, batching=True, cache: bool = True, max_batch: int = 8, max_waiting: int | None = None,
+                 step_log: str | None = None):
         self.model, self.cache, self.max_batch, self.max_waiting = model, cache, max_batch, max_waiting
+        self.step_log = step_log  # continuous: a file each step's groups are appended to (one JSON line; a bench's)
         self.scheduler = scheduler_of(batching)
         self.batching = self.scheduler != "off"
         self.eos = _eos(model)
@@ -292,6 +295,8 @@ class Engine:
                 continue
             self.batches.append(sum(len(g.rows) for g in groups))
             self.groups.append(tuple((len(g.rows), g.width()) for g in groups))
+            if self.step_log:
+                _log_step(self.step_log, self.groups[-1])
             for g in groups:
                 self._decode(g)
             groups = [g for g in groups if g.rows]
@@ -341,6 +346,12 @@ def _place(groups: list[_Running], newcomers: list[tuple], model, cache: bool) -
         if items:
             g.add_many(items)
     return groups
+
+
+def _log_step(path: str, groups: tuple) -> None:
+    """One step's groups, [[rows, longest row's length], ...], as a JSON line appended to `path`."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps([list(g) for g in groups]) + "\n")
 
 
 def _prefill(model, name: str | None, ids: list[int]):

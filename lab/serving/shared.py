@@ -36,6 +36,7 @@ MAX_BATCH = 32  # rows decoded together (a class; a 33rd reader waits for a row 
 MAX_WAITING = 256  # generations waiting beyond the running batch before EngineBusy
 POLL_S = 0.1  # how often a waiting reader is told their place
 OFF = "LAB_ENGINE_OFF"  # set to 1: every generation runs alone in its reader's session (the class bench's "before")
+STEP_LOG = "LAB_ENGINE_LOG"  # a file: each engine step's groups appended as a JSON line (the class bench's batch sizes)
 
 _LOCK = threading.Lock()
 _ENGINES: dict[int, tuple[object, Engine]] = {}  # id(model) -> (the model, kept alive with its id; its engine)
@@ -53,7 +54,8 @@ def engine_for(model) -> Engine:
         found = _ENGINES.get(id(model))
         if found is None or found[0] is not model:
             found = _ENGINES[id(model)] = (model, Engine(model, batching="continuous", max_batch=MAX_BATCH,
-                                                         max_waiting=MAX_WAITING))
+                                                         max_waiting=MAX_WAITING,
+                                                         step_log=os.environ.get(STEP_LOG) or None))
         return found[1]
 
 
