@@ -21,7 +21,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements.txt requirements-dev.txt
 	touch $@
 
 run: $(VENV)/.installed
-	$(VENV)/bin/streamlit run app.py
+	MALLOC_ARENA_MAX=2 $(VENV)/bin/streamlit run app.py
 
 # axe-core for the accessibility test (tests/test_browser_a11y.py), pinned in tests/a11y/package-lock.json
 A11Y := tests/a11y/node_modules/.installed

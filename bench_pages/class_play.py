@@ -17,6 +17,7 @@ shared engine off, the comparison).
 
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -116,7 +117,7 @@ def server(plan: dict):
     if plan.get("image"):  # the image's own environment (offline, its baked models) plus the plan's switches
         return container.container(plan["image"], cpus=plan.get("cpus"), memory=plan.get("memory"),
                                    environ=plan.get("env") or None)
-    env = {"HF_HUB_OFFLINE": "1"} | plan.get("env", {})
+    env = {"HF_HUB_OFFLINE": "1", "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2")} | plan.get("env", {})
     if plan.get("gpt2_cache"):  # GPT-2 small's shapes under the name gpt2, prefetched as a reader's machine does
         env["HF_HOME"] = str(gpt2_cache.prepared(Path(plan["gpt2_cache"])))
     if plan.get("replicas"):

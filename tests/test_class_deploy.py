@@ -38,6 +38,7 @@ def test_hadolint_passes_the_dockerfile():
 def test_the_dockerfile_is_cpu_offline_non_root_and_its_port_configurable():
     text = (DEPLOY / "Dockerfile").read_text()
     assert "torch==2.13.0+cpu" in text and "HF_HUB_OFFLINE=1" in text and "COPY --chown=app:app models/" in text
+    assert "MALLOC_ARENA_MAX=2" in text  # as make run and lab replicas serve (docs/hosting.md: the memory it saves)
     # the port: a build argument, read by lab.container's serve (which runs streamlit on it: tests/test_container.py)
     assert "ARG PORT=8501" in text and 'CMD ["python", "-m", "lab.container", "serve"]' in text
     assert "USER 1000:1000" in text

@@ -62,6 +62,15 @@ def test_json_names_the_proxy_and_each_replica(crowd):
     assert all(set(r) == {"port", "pid"} and psutil.pid_exists(r["pid"]) for r in doc["replicas"])
 
 
+def test_each_replica_runs_with_at_most_two_malloc_arenas(crowd):
+    """Read from each replica's own environment (the kernel's /proc/PID/environ, as glibc read it at its start):
+    MALLOC_ARENA_MAX=2, as `make run` and the image set it (docs/hosting.md: 1,485 MB against 1,132 MB after a
+    class's own texts on GPT-2 small's shapes), unless the environment the replicas are started from sets one."""
+    _, doc = crowd
+    for r in doc["replicas"]:
+        assert psutil.Process(r["pid"]).environ().get("MALLOC_ARENA_MAX") == os.environ.get("MALLOC_ARENA_MAX", "2")
+
+
 def test_twenty_virtual_readers_through_the_proxy_all_finish(crowd):
     _, doc = crowd
     readings = arrive(doc["proxy"], 20, 2.0, "tokens", "lang=pt", timeout=240)
