@@ -85,14 +85,17 @@ def test_where_gpt2_is_the_pages_default_it_is_warmed_first(monkeypatch, tmp_pat
     assert names[0] == "gpt2" and set(warmup.MODELS) <= set(names)
 
 
-def test_where_the_pages_open_on_gpt2_its_detector_set_is_scored_before_a_reader_asks(fresh_caches, monkeypatch,
-                                                                                        tmp_path, tiny_model_dirs):
-    """The detector page scores its evaluation set live for any model but the course pair (on GPT-2 small, the
-    hosted demo's first reader waited about 80 s). Where gpt2 is the pages' default, the warm-up scores it: the first
-    reader's set_rows then scores nothing (its progress bar is never drawn). A tiny gpt2 in a private cache."""
+def test_where_the_pages_open_on_gpt2_its_slowest_first_views_are_made_before_a_reader_asks(fresh_caches, monkeypatch,
+                                                                                             tmp_path, tiny_model_dirs):
+    """The detector page scores its evaluation set live for any model but the course pair, and the heads page's
+    knock-out grid and patching pair are the lab's (on GPT-2 small, through the container, the first reader of the
+    detector waited about 80 s and of the heads page 24 s). Where gpt2 is the pages' default, the warm-up makes them:
+    the first reader's calls then compute nothing. A tiny gpt2 in a private cache."""
+    from lab import heads, patching
     from lab.detect import scoring
     from tests.test_models import fake_hub_cache
     from ui import warmup
+    from ui.cached import heads as cached_heads
     from ui.model_loader import model_cache
     from ui.runs import detect as detect_rows
 
@@ -102,12 +105,18 @@ def test_where_the_pages_open_on_gpt2_its_detector_set_is_scored_before_a_reader
     fake_hub_cache(hub, "openai-community/gpt2", tiny_model_dirs["gpt2"])
     monkeypatch.setattr(warmup, "MODELS", ())  # the course models' steps are the first test's
 
-    def no_bar():
-        raise AssertionError("the first reader scored the set again")
+    def computed(*_, **__):
+        raise AssertionError("the first reader computed it again")
 
     warmup.warm(model_cache())
-    rows = detect_rows.set_rows("gpt2", None, scoring.BUCKETS, no_bar)
+    monkeypatch.setattr(heads, "knockout_grid", computed)
+    monkeypatch.setattr(patching, "patching", computed)
+    rows = detect_rows.set_rows("gpt2", None, scoring.BUCKETS, computed)
     assert len(rows) == 180
+    r = cached_heads.copying("gpt2", None, heads.LENGTH, heads.SEED)
+    assert cached_heads.grid("gpt2", tuple(r["ids"]), "zero").shape == (2, 4)  # the tiny model's layers x heads
+    for lang in ("en", "pt"):
+        assert cached_heads.patch("gpt2", *patching.defaults(lang))["resid"].shape[0] == 2
 
 
 def test_a_warm_up_step_waits_until_no_reader_has_run_for_the_grace(monkeypatch):

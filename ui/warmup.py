@@ -118,8 +118,11 @@ def warm(cache) -> None:
     for name in models_to_warm(cache):
         _step(name, cache.get, name)
     default = default_model()
-    if default not in MODELS and default in cache:  # the pages open on a hub model (gpt2): its detector's set
+    if default not in MODELS and default in cache:  # the pages open on a hub model (gpt2): its slowest first views
         _step(f"the detector's evaluation set on {default}", detector_set, default)
+        _step(f"the heads page's knock-out grid on {default}", heads_grid, default)
+        for lang in ("en", "pt"):
+            _step(f"the heads page's patching pair on {default} in {lang}", heads_patch, default, lang)
     if all(name in cache for name in ceiling.COURSE_DECODERS):  # else the table would load them past the budget
         texts = ceiling.unseen_texts()
         for name, lang in cached_ceiling.COURSE_ROWS:  # two steps a row (each under a second of one core)
@@ -148,6 +151,25 @@ def detector_set(name: str) -> None:
     from ui.runs import detect as detect_rows
 
     detect_rows.set_rows(name, None, scoring.BUCKETS, _NoBar)
+
+
+def heads_grid(name: str) -> None:
+    """The heads page's default view on `name`: the repeated sequence and its knock-out grid (each head alone, zero
+    mode), as its first reader asks for them (12 s of one core on GPT-2 small's shapes; the page's first reader on
+    gpt2 waited 24 s, measured through the container)."""
+    from lab import heads
+    from ui.cached import heads as cached_heads
+
+    r = cached_heads.copying(name, None, heads.LENGTH, heads.SEED)
+    cached_heads.grid(name, tuple(r["ids"]), "zero")
+
+
+def heads_patch(name: str, lang: str) -> None:
+    """The heads page's default patching pair in `lang` on `name`, as its first reader asks for it."""
+    from lab import patching
+    from ui.cached import heads as cached_heads
+
+    cached_heads.patch(name, *patching.defaults(lang))
 
 
 def _step(what: str, fn, *args) -> None:
