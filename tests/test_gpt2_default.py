@@ -20,6 +20,7 @@ import pytest
 
 from lab import models, quoted
 from lab.models import hub
+from lab.models.default import default_model
 from tests.pages import open_page
 from tests.test_models import fake_hub_cache
 
@@ -89,7 +90,7 @@ def test_a_whole_copy_is_available_and_the_default(with_gpt2):
     view = hf_view(with_gpt2)
     assert view["repo"] and {"config.json", "model.safetensors"} <= view["files"]
     assert transformers_loads(with_gpt2)
-    assert hub.is_available("gpt2") and models.default_model() == "gpt2"
+    assert hub.is_available("gpt2") and default_model() == "gpt2"
 
 
 def test_a_config_without_weights_is_absent(hf, tiny_model_dirs, tmp_path):
@@ -104,7 +105,7 @@ def test_a_config_without_weights_is_absent(hf, tiny_model_dirs, tmp_path):
     view = hf_view(hf)
     assert view["repo"] and "config.json" in view["files"] and "model.safetensors" not in view["files"]
     assert not transformers_loads(hf)
-    assert not hub.is_available("gpt2") and models.default_model() == models.DEFAULT_OFFLINE
+    assert not hub.is_available("gpt2") and default_model() == models.DEFAULT_OFFLINE
 
 
 def test_weights_still_downloading_are_absent(with_gpt2):
@@ -116,26 +117,26 @@ def test_weights_still_downloading_are_absent(with_gpt2):
     (blobs / "0123abcd.incomplete").write_bytes(weights.read_bytes()[:1000])
     weights.unlink()
     assert "model.safetensors" not in hf_view(with_gpt2)["files"] and not transformers_loads(with_gpt2)
-    assert models.default_model() == models.DEFAULT_OFFLINE
+    assert default_model() == models.DEFAULT_OFFLINE
 
 
 def test_an_empty_cache_keeps_todays_default(hf):
-    assert not hf_view(hf)["repo"] and models.default_model() == "course-gpt2"
+    assert not hf_view(hf)["repo"] and default_model() == "course-gpt2"
 
 
 def test_hosted_gpt2_only_where_offered_and_it_fits(with_gpt2, monkeypatch):
     monkeypatch.setenv("LAB_HOSTED", "1")
-    assert models.default_model() == "gpt2"  # the hosted default list offers gpt2
+    assert default_model() == "gpt2"  # the hosted default list offers gpt2
     monkeypatch.setenv("LAB_HOSTED_MODELS", "distilgpt2")
-    assert models.default_model() == "course-gpt2"
+    assert default_model() == "course-gpt2"
     monkeypatch.delenv("LAB_HOSTED")
     monkeypatch.setenv("LAB_MEMORY_BUDGET_MB", "600")  # gpt2 needs 611 MB by the registry
-    assert models.default_model() == "course-gpt2"
+    assert default_model() == "course-gpt2"
 
 
 def test_the_choice_loads_no_model(with_gpt2):
     """Cheap: the default is chosen without importing torch or transformers (a fresh interpreter)."""
-    code = ("import sys, json\nfrom lab import models\nname = models.default_model()\n"
+    code = ("import sys, json\nfrom lab.models.default import default_model\nname = default_model()\n"
             "print(json.dumps([name, 'torch' in sys.modules, 'transformers' in sys.modules]))")
     env = os.environ | {"HF_HOME": str(with_gpt2.parent), "HF_HUB_CACHE": str(with_gpt2), "HF_HUB_OFFLINE": "1"}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)

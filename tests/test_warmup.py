@@ -73,7 +73,7 @@ def test_the_warm_up_stops_where_the_memory_budget_would_evict(course_standins, 
 
 def test_where_gpt2_is_the_pages_default_it_is_warmed_first(monkeypatch, tmp_path):
     """GPT-2 cached whole (GPT-2 small's shapes, random weights, in a Hugging Face cache under its hub id): the
-    pages open on it (lab.models.default_model), so the warm-up loads it before the course models."""
+    pages open on it (lab.models.default.default_model), so the warm-up loads it before the course models."""
     from bench_pages.gpt2_cache import prepared
     from lab.models.budget import ModelCache
     from ui import warmup

@@ -17,6 +17,7 @@ import streamlit as st
 from lab import models
 from lab.models import DEFAULT_OFFLINE, Loaded, ModelUnavailable, hosting, hub, registry
 from lab.models.budget import ModelCache, ModelTooLarge
+from lab.models.default import default_model
 from ui import messages, url_state
 from ui.i18n import model_label, size, t
 
@@ -69,7 +70,7 @@ def get_model(name_or_path: str) -> Loaded:
 
 def chosen_name() -> str:
     """The registry name picked in the sidebar (session, then URL), else the default (gpt2 where it is here)."""
-    name = st.session_state.get(MODEL_KEY) or url_state.read(url_state.MODEL, default=None) or models.default_model()
+    name = st.session_state.get(MODEL_KEY) or url_state.read(url_state.MODEL, default=None) or default_model()
     return name if name in registry.REGISTRY else DEFAULT_OFFLINE
 
 

@@ -9,6 +9,7 @@ import streamlit as st
 from lab import models, quoted
 from lab.models import hub, registry
 from lab.models.budget import APP_BASELINE_MB, BUDGET_ENV, MIN_BUDGET_MB, budget, budget_bytes, models_that_fit
+from lab.models.default import default_model
 from ui import limits, url_state
 from ui.i18n import LANGUAGES, lang, model_label, num, size, t
 from ui.model_loader import MODEL_KEY
@@ -53,7 +54,7 @@ def model_picker() -> None:
     """The model every model page uses: st.session_state[MODEL_KEY], mirrored in ?model=."""
     names = limits.offered(registry.REGISTRY)  # every model, unless this is the hosted demo
     url_model = url_state.read(url_state.MODEL, default=None)  # None: the link names none
-    default = models.default_model()  # gpt2 where it is on this machine (and offered), else the course model
+    default = default_model()  # gpt2 where it is on this machine (and offered), else the course model
     wanted = st.session_state.get(MODEL_KEY) or url_model or default
     if url_state.history_entry() and url_model in names:
         wanted = url_model  # Back/Forward to a view of another model: the URL wins, as for page inputs

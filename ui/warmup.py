@@ -24,8 +24,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from lab import ceiling
-from lab.models import DEFAULT_OFFLINE, default_model, hub
+from lab.models import DEFAULT_OFFLINE, hub
 from lab.models.budget import ModelTooLarge
+from lab.models.default import default_model
 from ui.limits import offered
 from ui.model_loader import model_cache
 
@@ -94,7 +95,7 @@ def reset() -> None:
 
 
 def models_to_warm(cache) -> list[str]:
-    """The pages' default model (gpt2 where it is cached whole: lab.models.default_model) and MODELS that this
+    """The pages' default model (gpt2 where it is cached whole: lab.models.default.default_model) and MODELS that this
     server offers and has on disk, in order, as long as they fit the budget together."""
     names, need = [], 0
     for name in dict.fromkeys(offered((default_model(), *MODELS))):

@@ -68,19 +68,6 @@ def canonical(name_or_path: str) -> str:
     return str(Path(name_or_path).expanduser().resolve())
 
 
-def default_model() -> str:
-    """The model a page opens on when nothing names one: PREFERRED (gpt2) when it loads here without the network
-    (cached whole in the Hugging Face cache, as `python -m lab prefetch gpt2` or the hosted image leaves it: hub.
-    is_available), this server offers it and it fits the memory budget; else DEFAULT_OFFLINE, as before. Cheap: a
-    few cache look-ups and a weights header read, no model load. A link's ?model= and a lesson's model win over it."""
-    from lab.models import budget, hosting
-
-    if (hosting.offered(PREFERRED) and registry.info(PREFERRED).memory_bytes <= budget.budget_bytes()
-            and hub.is_available(PREFERRED)):
-        return PREFERRED
-    return DEFAULT_OFFLINE
-
-
 # ---------------------------------------------------------------- loading
 
 def kind_of(config) -> str:
