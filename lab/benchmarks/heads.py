@@ -34,38 +34,15 @@ def _pair(loaded, ids):
 
 
 def nnsight_patching(model, tokenizer, clean, corrupt, a, b) -> tuple[list, list]:
-    """Every patched logit difference as nnsight computes it: (per layer the T residual patches, per layer the H
-    head patches)."""
+    """Every patched logit difference as nnsight computes it (lab.testing.nnsight_oracle, the tests' oracle), under
+    inference mode as lab runs: (per layer the T residual patches, per layer the H head patches)."""
     import torch
-    from nnsight import LanguageModel
 
-    lm, cfg = LanguageModel(model, tokenizer=tokenizer), model.config
-    d, n = cfg.n_embd // cfg.n_head, len(clean)
-    ci, xi = torch.tensor([clean]), torch.tensor([corrupt])
-    saved, resid, per_head = [], [], []
+    from lab.testing import nnsight_oracle
+
     with torch.inference_mode():
-        with lm.trace(ci):
-            for layer in range(cfg.n_layer):
-                saved.append((lm.transformer.h[layer].input.save(), lm.transformer.h[layer].attn.c_proj.input.save()))
-        with lm.trace(xi):
-            lm.output.logits.save()
-        for layer in range(cfg.n_layer):
-            outs = []
-            with lm.trace() as tracer:
-                for p in range(n):
-                    with tracer.invoke(xi):
-                        lm.transformer.h[layer].input[:, p] = saved[layer][0][:, p]
-                        logits = lm.output.logits[0, -1]
-                        outs.append((logits[a] - logits[b]).save())
-                for h in range(cfg.n_head):
-                    with tracer.invoke(xi):
-                        sl = slice(h * d, (h + 1) * d)
-                        lm.transformer.h[layer].attn.c_proj.input[:, -1, sl] = saved[layer][1][:, -1, sl]
-                        logits = lm.output.logits[0, -1]
-                        outs.append((logits[a] - logits[b]).save())
-            resid.append([float(o) for o in outs[:n]])
-            per_head.append([float(o) for o in outs[n:]])
-    return resid, per_head
+        out = nnsight_oracle.patching(model, tokenizer, clean, corrupt, a, b)
+    return out["resid_diff"].tolist(), out["heads_diff"].tolist()
 
 
 def nnsight_knockout_grid(model, ids) -> list:
