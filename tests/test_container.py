@@ -64,8 +64,10 @@ def test_it_runs_as_uid_1000_on_a_read_only_root_but_its_cache_and_temp(served):
 
 def test_its_health_check_turns_healthy(served):
     spec = podman_.podman("image", "inspect", podman_.IMAGE, "--format", "{{json .Config.Healthcheck}}").stdout
-    assert "_stcore/health" in spec
+    assert '"python","-m","lab.health"' in spec  # lab.health asks Streamlit's /_stcore/health on $PORT
     assert healthy_within(served.name, 60)
+    wrong = podman_.podman("exec", "-e", "PORT=1", served.name, "python", "-m", "lab.health", check=False)
+    assert wrong.returncode == 1 and wrong.stderr.strip()  # nothing on that port: unhealthy, in one line
     assert podman_.podman("inspect", served.name, "--format", "{{.State.Health.Status}}").stdout.strip() == "healthy"
 
 

@@ -83,8 +83,8 @@ def close_all() -> None:
         engine.close()
 
 
-class _Closed(Exception):
-    """Engine.close's signal to its worker."""
+class _Closed(LabError):
+    """Engine.close's signal to its worker (`reason` "closed"); never reaches a reader."""
 
 
 class EngineBusy(LabError):
@@ -154,7 +154,7 @@ class Engine:
         """The next job from the queue (queue.Empty when not blocking and none waits), counted as taken."""
         job = self.jobs.get() if block else self.jobs.get_nowait()
         if job is None:
-            raise _Closed
+            raise _Closed("the engine was closed", "closed")
         with self._count:
             self.taken += 1
         return job
