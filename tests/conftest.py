@@ -63,7 +63,11 @@ SLOW = {
     "test_lens": {"test_the_real_entry_point", "test_bad_input_exits_2_with_one_line"},
     # 2026-12-06: make check 3 min 0 s with the heads page; its two real-subprocess CLI tests (21 test-seconds)
     "test_heads": {"test_the_cli_prints_what_the_lab_computes", "test_the_cli_refuses_bad_input_in_one_line"},
-    "test_heads_patch": {"test_the_cli_prints_what_the_lab_computes", "test_the_cli_refuses_bad_input_in_one_line"},
+    "test_heads_patch": {"test_the_cli_prints_what_the_lab_computes", "test_the_cli_refuses_bad_input_in_one_line",
+                         "test_every_number_equals_nnsight_on_a_gpt2_small_shaped_model"},
+    # GPT-1 small's and GPT-2 small's shapes (5-9 s each): make test; the tiny models' same checks stay in make check
+    "test_heads_gpt1": {"test_patching_equals_nnsight_on_a_gpt1_small_shaped_model",
+                        "test_the_knockout_grid_equals_nnsight_on_a_gpt1_small_shaped_model"},
     "test_ceiling_page": {"test_short_texts_keep_the_page_whole", "test_portuguese_words_and_numbers",
                           "test_an_encoder_in_a_link_is_not_offered",
                           # 2026-12-05: make check was 3 min 47 s; these eight, 56 test-seconds, the slowest left in
@@ -75,7 +79,8 @@ SLOW = {
     "test_guess": {"test_the_real_entry_point", "test_bad_input_exits_2_with_one_line",
                    "test_every_bad_input_case_as_a_passage_and_as_an_answer"},
     "test_warmup": {"test_the_course_table_is_its_rows_measured_one_at_a_time",
-                    "test_a_warm_up_step_waits_until_no_reader_has_run_for_the_grace"},
+                    "test_a_warm_up_step_waits_until_no_reader_has_run_for_the_grace",
+                    "test_where_gpt2_is_the_pages_default_it_is_warmed_first"},
     "test_game": {"test_the_export_is_what_lab_guess_reads_and_its_summary_is_the_pages",
                   "test_a_right_guess_of_several_tokens_is_drawn_right",
                   "test_the_last_positions_guesses_stay_in_the_table_and_the_summary_once_revealed"},
