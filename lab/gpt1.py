@@ -27,11 +27,9 @@ FAMILIES = ("gpt2", "openai-gpt")  # config.model_type of the decoders whose for
 def weights(model) -> dict:
     """The parameters GPT-1's forward reads, under lab.gpt2's names (no "ln_f.*": GPT-1 has none)."""
     t, cfg = model.transformer, model.config
-    layers = [{"ln_1.g": b.ln_1.weight, "ln_1.b": b.ln_1.bias, "ln_2.g": b.ln_2.weight, "ln_2.b": b.ln_2.bias,
-               "attn.c_attn.w": b.attn.c_attn.weight, "attn.c_attn.b": b.attn.c_attn.bias,
-               "attn.c_proj.w": b.attn.c_proj.weight, "attn.c_proj.b": b.attn.c_proj.bias,
-               "mlp.c_fc.w": b.mlp.c_fc.weight, "mlp.c_fc.b": b.mlp.c_fc.bias,
-               "mlp.c_proj.w": b.mlp.c_proj.weight, "mlp.c_proj.b": b.mlp.c_proj.bias} for b in t.h]
+    from lab.trace import block_weights
+
+    layers = [block_weights(b) for b in t.h]
     return {"wte": t.tokens_embed.weight, "wpe": t.positions_embed.weight, "h": layers, "n_head": cfg.n_head,
             "eps": cfg.layer_norm_epsilon}
 

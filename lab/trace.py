@@ -60,14 +60,20 @@ def check(loaded, layer: int = 0, head: int = 0) -> None:
                              **{f"{what}s": count})
 
 
+def block_weights(b) -> dict:
+    """One block's parameters under lab.gpt2's names (GPT-2's and GPT-1's blocks name them alike), the module's own
+    tensors."""
+    return {"ln_1.g": b.ln_1.weight, "ln_1.b": b.ln_1.bias, "ln_2.g": b.ln_2.weight, "ln_2.b": b.ln_2.bias,
+            "attn.c_attn.w": b.attn.c_attn.weight, "attn.c_attn.b": b.attn.c_attn.bias,
+            "attn.c_proj.w": b.attn.c_proj.weight, "attn.c_proj.b": b.attn.c_proj.bias,
+            "mlp.c_fc.w": b.mlp.c_fc.weight, "mlp.c_fc.b": b.mlp.c_fc.bias,
+            "mlp.c_proj.w": b.mlp.c_proj.weight, "mlp.c_proj.b": b.mlp.c_proj.bias}
+
+
 def weights(model) -> dict:
     """The parameters lab.gpt2 reads, by the original's names, as the model's own tensors (no copies)."""
     t, cfg = model.transformer, model.config
-    layers = [{"ln_1.g": b.ln_1.weight, "ln_1.b": b.ln_1.bias, "ln_2.g": b.ln_2.weight, "ln_2.b": b.ln_2.bias,
-               "attn.c_attn.w": b.attn.c_attn.weight, "attn.c_attn.b": b.attn.c_attn.bias,
-               "attn.c_proj.w": b.attn.c_proj.weight, "attn.c_proj.b": b.attn.c_proj.bias,
-               "mlp.c_fc.w": b.mlp.c_fc.weight, "mlp.c_fc.b": b.mlp.c_fc.bias,
-               "mlp.c_proj.w": b.mlp.c_proj.weight, "mlp.c_proj.b": b.mlp.c_proj.bias} for b in t.h]
+    layers = [block_weights(b) for b in t.h]
     return {"wte": t.wte.weight, "wpe": t.wpe.weight, "ln_f.g": t.ln_f.weight, "ln_f.b": t.ln_f.bias,
             "h": layers, "n_head": cfg.n_head, "eps": cfg.layer_norm_epsilon}
 
