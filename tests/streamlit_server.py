@@ -24,6 +24,7 @@ from lab.testing.browser import (  # noqa: F401  (re-exported for the tests)
     new_page,
     steady_box,
     streamlit_server,
+    wait_for_count,
     wait_for_page,
     wait_idle,
 )

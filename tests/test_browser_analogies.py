@@ -4,16 +4,11 @@
 import pytest
 
 from tests.pages import CHARTS
-from tests.streamlit_server import chromium, new_page, wait_idle
+from tests.streamlit_server import chromium, new_page, wait_for_count, wait_idle
 
 pytestmark = pytest.mark.browser
 
 EVIL = '<img src=x onerror="alert(1)">'
-
-
-def wait_for_count(page, selector: str, n: int, timeout_ms: float = 30_000) -> None:
-    """Wait until at least n elements match (Vega charts draw after the script run ends)."""
-    page.wait_for_function(f"document.querySelectorAll({selector!r}).length >= {n}", timeout=timeout_ms)
 
 
 def metric(page, label: str) -> str:

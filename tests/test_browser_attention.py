@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.streamlit_server import chromium, new_page, steady_box, wait_idle
+from tests.streamlit_server import chromium, new_page, steady_box, wait_for_count, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -36,11 +36,6 @@ def choose(page, label: str, option: str) -> None:
     page.get_by_role("option", name=option, exact=True).click()
     page.wait_for_timeout(300)
     wait_idle(page)
-
-
-def wait_for_count(page, selector: str, n: int, timeout_ms: float = 30_000) -> None:
-    """Wait until at least n elements match (Vega charts draw after the script run ends)."""
-    page.wait_for_function(f"document.querySelectorAll({selector!r}).length >= {n}", timeout=timeout_ms)
 
 
 def selected(page, label: str) -> str:

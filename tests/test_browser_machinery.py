@@ -38,3 +38,19 @@ def test_a_page_that_is_not_the_app_is_left_as_it_came(app_url, recwarn):
         page.goto(f"{app_url}/_stcore/health")
         assert page.locator("body").inner_text() == "ok"
     assert not [w for w in recwarn if "shell not drawn" in str(w.message)]
+
+
+def test_idle_waits_for_the_tables_code_to_arrive(app_url):
+    """The script's run ends before the table's code (DataFrame.*.js, loaded the first time a tab shows a table) has
+    arrived; wait_idle waits for it, so a test that counts tables right after it counts them all (CI, 2026-12-06)."""
+    with chromium() as browser:
+        page = new_page(browser, height=3200)
+
+        def late(route):  # a busy server: the table's code comes 6 s after it is asked for
+            page.wait_for_timeout(6_000)
+            route.continue_()
+
+        page.route("**/static/js/DataFrame.*.js", late)
+        page.goto(f"{app_url}/fossils?fos_models=gpt2,gpt2-xl")
+        wait_idle(page, 120_000)
+        assert page.locator('[data-testid="stDataFrame"]').count() == 4

@@ -32,6 +32,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+LOADING = '[data-testid="stSkeleton"]'  # an element whose code is still on its way (wait_idle)
 
 
 def free_port() -> int:
@@ -187,8 +188,17 @@ def _reloading_blank(page, goto):
 
 
 def wait_idle(page, timeout_ms: float = 60_000) -> None:
-    """Wait until the Streamlit script has finished its run (the app reports 'notRunning')."""
+    """Wait until the Streamlit script has finished its run (the app reports 'notRunning') and every element's code
+    has loaded. Streamlit loads a table's, a chart's, a metric's or an HTML block's code (DataFrame.*.js and the
+    like) the first time a tab shows one and draws a placeholder (`stSkeleton`) until it comes: a fresh browser on a
+    busy server can be idle with a page of placeholders (CI, 2026-12-06: the ceiling page's tables)."""
     page.wait_for_selector(IDLE, timeout=timeout_ms)
+    page.wait_for_function(f"!document.querySelector({LOADING!r})", timeout=timeout_ms)
+
+
+def wait_for_count(page, selector: str, n: int, timeout_ms: float = 120_000) -> None:
+    """Wait until at least n elements match `selector` (Vega charts draw after the script's run has ended)."""
+    page.wait_for_function(f"document.querySelectorAll({selector!r}).length >= {n}", timeout=timeout_ms)
 
 
 def wait_for_page(page, url_path: str, timeout_ms: float = 60_000) -> None:
