@@ -6,8 +6,11 @@ HUB_MODELS=gpt2 HF_ENDPOINT=...` would (tests/test_container_hub.py builds the s
 (/tmp/lab-image-build.lock, as the container tests take it), at nice 10. The hub stops when the build ends: the
 image is offline at run time.
 
-    python bench_pages/gpt2_image.py [TAG] [WHERE]   # default gpt2-explorer-gpt2:bench, WHERE the gpt2 bench folder
+    python bench_pages/gpt2_image.py [TAG] [WHERE] [MODEL ...]   # default gpt2-explorer-gpt2:bench, gpt2
     # prints the build's last line: "image TAG (port 8501): built in N s, M MB, hub models: gpt2"
+
+Other hub models of lab.testing.random_models.HUB_LIKE (the Space's four) are made and served the same way, each
+under its own hub id: bench_pages/image_memory.py builds the image with all four.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench_pages.gpt2_cache import HUB_ID  # noqa: E402
 
 TAG = "gpt2-explorer-gpt2:bench"
 WHERE = Path(tempfile.gettempdir()) / "lab-gpt2-bench"
@@ -39,16 +41,26 @@ def weights(where: Path) -> Path:
     return model_dir
 
 
-def build(tag: str = TAG, where: Path = WHERE) -> str:
-    """Build `tag` with gpt2 fetched from the stand-in hub at build time; the build's last line."""
-    from lab.testing import container
-    from tests.fake_hub import fake_hub, files_of
+def repos(where: Path, models: tuple[str, ...]) -> dict[str, dict[str, bytes]]:
+    """{hub id: files} of random models of `models`' shapes (gpt2 in the folder weights() names)."""
+    from lab.models.registry import REGISTRY
+    from lab.testing import random_models
+    from tests.fake_hub import files_of
 
-    files = files_of(weights(where))
+    return {REGISTRY[m].hub_id: files_of(weights(where) if m == "gpt2" else
+                                         random_models.save_hub_like(m, where / f"{m}-random")) for m in models}
+
+
+def build(tag: str = TAG, where: Path = WHERE, models: tuple[str, ...] = ("gpt2",)) -> str:
+    """Build `tag` with `models` fetched from the stand-in hub at build time; the build's last line."""
+    from lab.testing import container
+    from tests.fake_hub import fake_hub
+
+    served = repos(where, models)
     with open(LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        with fake_hub({HUB_ID: files}) as hub:
-            env = container.env() | {"HUB_MODELS": "gpt2", "HF_ENDPOINT": hub.url}
+        with fake_hub(served) as hub:
+            env = container.env() | {"HUB_MODELS": " ".join(models), "HF_ENDPOINT": hub.url}
             out = subprocess.run(["nice", "-n", "10", str(container.BUILD), tag, "", str(ROOT)], capture_output=True,
                                  text=True, env=env, timeout=3600)
     if out.returncode != 0:
@@ -57,4 +69,5 @@ def build(tag: str = TAG, where: Path = WHERE) -> str:
 
 
 if __name__ == "__main__":
-    print(build(sys.argv[1] if len(sys.argv) > 1 else TAG, Path(sys.argv[2]) if len(sys.argv) > 2 else WHERE))
+    print(build(sys.argv[1] if len(sys.argv) > 1 else TAG, Path(sys.argv[2]) if len(sys.argv) > 2 else WHERE,
+                tuple(sys.argv[3:]) or ("gpt2",)))

@@ -123,6 +123,33 @@ def test_hosted_settings_are_read():
     assert hosting.parse({"LAB_HOSTED": "1", "LAB_HOSTED_MODELS": "ALL"}).models is None
 
 
+SPACE = "gpt2 distilgpt2 openai-gpt roberta-base"  # lab.space.HUB_MODELS, as the image keeps them (LAB_HUB_MODELS)
+
+
+def test_the_hub_models_the_image_carries_are_offered_and_held_together():
+    """Issue 59: the Space bakes in GPT-1 and RoBERTa base; a reader must be able to open them, and a class that
+    switches between the four must not wait for one to load again (the 1,700 MB cap holds two of them)."""
+    from lab import space
+
+    assert SPACE.split() == list(space.HUB_MODELS)
+    lim = hosting.parse({"LAB_HOSTED": "1", "LAB_HUB_MODELS": SPACE})
+    on_disk = {n for n, i in registry.REGISTRY.items() if i.hub_id is None} | set(SPACE.split())
+    assert on_disk <= lim.models and not hosting.offered("gpt2-xl", lim)
+    cache = ModelCache(budget=lim.budget_mb * registry.MB, load=lambda name: name)
+    assert sum(cache.check_fits(n) for n in on_disk) <= cache.budget < 2.7e9  # all of them, and a Space has 16 GB
+    assert sum(cache.check_fits(n) for n in on_disk) > hosting.HOSTED_BUDGET_MB * registry.MB  # the cap would evict
+    for name in on_disk:  # loaded one after another, none is dropped
+        cache.get(name)
+    assert set(cache.keys()) == on_disk
+    # what the image does not carry changes nothing; an owner's own list or budget wins
+    assert hosting.parse({"LAB_HOSTED": "1", "LAB_HUB_MODELS": "gpt2 course-gpt2 nonsense"}) == hosting.parse(
+        {"LAB_HOSTED": "1", "LAB_HUB_MODELS": "gpt2"})
+    assert hosting.parse({"LAB_HOSTED": "1", "LAB_HUB_MODELS": "gpt2"}).budget_mb == hosting.HOSTED_BUDGET_MB
+    own = hosting.parse({"LAB_HOSTED": "1", "LAB_HUB_MODELS": SPACE, "LAB_HOSTED_MODELS": "gpt2",
+                         "LAB_HOSTED_BUDGET_MB": "1800"})
+    assert own.models == {"gpt2", models.DEFAULT_OFFLINE} and own.budget_mb == 1800
+
+
 @pytest.mark.parametrize("key,field", [("LAB_MAX_INPUT_CHARS", "max_input_chars"),
                                        ("LAB_MAX_NEW_TOKENS", "max_new_tokens"),
                                        ("LAB_MAX_PERPLEXITY_CHARS", "max_perplexity_chars"),
@@ -183,6 +210,19 @@ def test_a_link_to_a_model_the_hosted_demo_does_not_offer_is_refused(hosted, cou
     assert "Memory for models: 1.7 GB (this hosted demo's cap)" in at.sidebar.caption[0].value
     at = open_page(model="gpt2-xl", lang="pt")
     assert at.warning[0].value.startswith("Esta demonstração hospedada não oferece gpt2-xl.")
+
+
+def test_a_link_to_a_hub_model_the_image_carries_opens_it(hosted, course_standins, monkeypatch):
+    monkeypatch.setenv("LAB_HUB_MODELS", SPACE)
+    for lang, cap in (("en", "Memory for models: 2.6 GB (this hosted demo's cap)"),
+                      ("pt", "Memória para modelos: 2,6 GB")):
+        at = open_page(model="openai-gpt", lang=lang)
+        picker = at.selectbox(key="model")
+        assert picker.value == "openai-gpt" and at.query_params["model"] == "openai-gpt" and not at.warning
+        assert len(picker.options) == len(hosting.default_models({"LAB_HUB_MODELS": SPACE})) == 8
+        assert any(o.startswith("GPT-1 (117M)") for o in picker.options)
+        assert any(o.startswith("RoBERTa base (125M)") for o in picker.options)
+        assert cap in at.sidebar.caption[0].value
 
 
 def loaded_name_page():

@@ -11,13 +11,20 @@ app's secrets, which Streamlit exports as environment variables when the server 
 - LAB_HOSTED                1/true/yes/on or 0/false/no/off. Anything else counts as on, with a
                             warning: whoever sets the variable means to host, and reading a typo as
                             "off" would lift every cap on a public server.
-- LAB_HOSTED_MODELS         comma-separated registry names offered (default: gpt2, distilgpt2 and the
-                            course models); `all` offers every registry model.
+- LAB_HOSTED_MODELS         comma-separated registry names offered (default: gpt2, distilgpt2, the
+                            course models and the hub models the image carries, LAB_HUB_MODELS); `all`
+                            offers every registry model.
 - LAB_MAX_INPUT_CHARS       characters read from each text box (default 2000).
 - LAB_MAX_NEW_TOKENS        tokens the sampling page generates at most (default 64).
 - LAB_MAX_PERPLEXITY_CHARS  characters of text the perplexity page evaluates (default 3000).
-- LAB_HOSTED_BUDGET_MB      memory budget for models in hosted mode (default 1700; LAB_MEMORY_BUDGET_MB,
-                            read by lab.models.budget, overrides both this and the laptop default).
+- LAB_HOSTED_BUDGET_MB      memory budget for models in hosted mode (default 1700, or what the course
+                            models and the image's hub models need together where that is more;
+                            LAB_MEMORY_BUDGET_MB, read by lab.models.budget, overrides both this and the
+                            laptop default).
+- LAB_HUB_MODELS            set by the image (deploy/Dockerfile), not by hand: the hub models its build
+                            baked in, space-separated. They are on the server's disk, so they are offered,
+                            and the budget holds them beside the course models: whoever baked them sized
+                            the host for them (the image's start asks for their memory, lab.container).
 A value that is not a positive whole number falls back to its default with a logged warning.
 Pure Python, no Streamlit, no torch.
 """
@@ -39,7 +46,8 @@ INPUT_ENV = "LAB_MAX_INPUT_CHARS"
 NEW_TOKENS_ENV = "LAB_MAX_NEW_TOKENS"
 PERPLEXITY_ENV = "LAB_MAX_PERPLEXITY_CHARS"
 BUDGET_ENV = "LAB_HOSTED_BUDGET_MB"
-ENV_KEYS = (HOSTED_ENV, MODELS_ENV, INPUT_ENV, NEW_TOKENS_ENV, PERPLEXITY_ENV, BUDGET_ENV)
+BAKED_ENV = "LAB_HUB_MODELS"
+ENV_KEYS = (HOSTED_ENV, MODELS_ENV, INPUT_ENV, NEW_TOKENS_ENV, PERPLEXITY_ENV, BUDGET_ENV, BAKED_ENV)
 
 # Sized for a 2.7 GB host (Streamlit Community Cloud): ~0.5 GB for Python + Streamlit + torch,
 # ~0.5 GB for forward passes and the sessions' cached results; gpt2 + distilgpt2 + the course models
@@ -71,10 +79,29 @@ class ModelNotOffered(models.ModelUnavailable):
     reason_default = "not_offered"
 
 
-def default_models() -> frozenset[str]:
-    """gpt2, distilgpt2 and every course model shipped in the repo."""
-    course = {n for n, i in registry.REGISTRY.items() if i.hub_id is None}
-    return frozenset(course | set(HUB_MODELS))
+def course_models() -> frozenset[str]:
+    """Every course model shipped in the repo."""
+    return frozenset(n for n, i in registry.REGISTRY.items() if i.hub_id is None)
+
+
+def default_models(env: Mapping[str, str] | None = None) -> frozenset[str]:
+    """gpt2, distilgpt2, every course model shipped in the repo and the hub models the image carries (`env`'s
+    LAB_HUB_MODELS)."""
+    return course_models() | set(HUB_MODELS) | baked(env or {})
+
+
+def baked(env: Mapping[str, str]) -> frozenset[str]:
+    """The hub models of the registry that the image's build baked in (LAB_HUB_MODELS; other names ignored)."""
+    names = (env.get(BAKED_ENV) or "").split()
+    return frozenset(n for n in names if n in registry.REGISTRY and registry.REGISTRY[n].hub_id is not None)
+
+
+def budget_default_mb(env: Mapping[str, str]) -> int:
+    """HOSTED_BUDGET_MB, or, where the image carries hub models, what they and the course models need together by
+    the registry's estimates (rounded up to 100 MB) if that is more: the Space's four take 2,600 MB, so a reader
+    switching between GPT-1 and GPT-2 never waits for one to load again."""
+    need = sum(registry.REGISTRY[n].memory_bytes for n in course_models() | baked(env))
+    return max(HOSTED_BUDGET_MB, -(-need // (100 * registry.MB)) * 100) if baked(env) else HOSTED_BUDGET_MB
 
 
 def _positive(env: Mapping[str, str], key: str, default: int) -> int:
@@ -98,7 +125,7 @@ def _models(env: Mapping[str, str]) -> frozenset[str] | None:
     if raw.lower() == "all":
         return None
     if not raw:
-        return default_models()
+        return default_models(env)
     names = [n.strip() for n in raw.split(",") if n.strip()]
     unknown = [n for n in names if n not in registry.REGISTRY]
     if unknown:
@@ -107,7 +134,7 @@ def _models(env: Mapping[str, str]) -> frozenset[str] | None:
     known = {n for n in names if n in registry.REGISTRY}
     if not known:
         log.warning("%s=%r names no known model; offering the defaults", MODELS_ENV, raw)
-        return default_models()
+        return default_models(env)
     return frozenset(known | {models.DEFAULT_OFFLINE})  # the fallback every page relies on
 
 
@@ -131,7 +158,7 @@ def parse(env: Mapping[str, str]) -> Limits:
                   max_input_chars=_positive(env, INPUT_ENV, MAX_INPUT_CHARS),
                   max_new_tokens=_positive(env, NEW_TOKENS_ENV, MAX_NEW_TOKENS),
                   max_perplexity_chars=_positive(env, PERPLEXITY_ENV, MAX_PERPLEXITY_CHARS),
-                  budget_mb=_positive(env, BUDGET_ENV, HOSTED_BUDGET_MB))
+                  budget_mb=_positive(env, BUDGET_ENV, budget_default_mb(env)))
 
 
 @functools.lru_cache(maxsize=8)

@@ -16,8 +16,20 @@ SIZES = {
     "tiny": dict(n_layer=2, n_head=4, n_embd=32, n_positions=64),
     "small": dict(n_layer=12, n_head=12, n_embd=768, n_positions=1024),
 }
-def build(arch: str, size: str = "tiny", seed: int = 0):
-    """(model, tokenizer) with random weights for `arch` at `size`, in eval mode."""
+# The hub models the Space bakes in (lab.space.HUB_MODELS), as random models of their real shapes: (arch, what differs
+# from "small"). DistilGPT-2 is GPT-2 small with 6 layers; GPT-1 and RoBERTa base read 512 positions. GPT-1 keeps
+# GPT-2's tokenizer here (its own BPE, 40,478 tokens, is not shipped offline), so its embedding is 12 % larger.
+HUB_LIKE = {
+    "gpt2": ("gpt2", {}),
+    "distilgpt2": ("gpt2", {"n_layer": 6}),
+    "openai-gpt": ("openai-gpt", {"n_positions": 512}),
+    "roberta-base": ("roberta", {"n_positions": 512}),
+}
+
+
+def build(arch: str, size: str = "tiny", seed: int = 0, **changes):
+    """(model, tokenizer) with random weights for `arch` at `size` (`changes` replacing some of its shapes: n_layer,
+    n_positions...), in eval mode."""
     import torch
     from transformers import (
         GPT2Config,
@@ -31,7 +43,7 @@ def build(arch: str, size: str = "tiny", seed: int = 0):
     if arch not in ARCHS or size not in SIZES:
         raise ValueError(f"arch must be one of {ARCHS}, size one of {tuple(SIZES)}")
     torch.manual_seed(seed)
-    s = SIZES[size]
+    s = SIZES[size] | changes
     if arch == "gpt2":
         tok = hf_gpt2_tokenizer()
         model = GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), **s))
@@ -50,10 +62,19 @@ def build(arch: str, size: str = "tiny", seed: int = 0):
     return model.eval(), tok
 
 
-def save(arch: str, path: str | Path, size: str = "tiny", seed: int = 0) -> Path:
+def save(arch: str, path: str | Path, size: str = "tiny", seed: int = 0, **changes) -> Path:
     """Build a random model and save it with its tokenizer files to `path`; return the path."""
     path = Path(path)
-    model, tok = build(arch, size, seed)
+    model, tok = build(arch, size, seed, **changes)
     model.save_pretrained(path)
     tok.save_pretrained(path)
+    return path
+
+
+def save_hub_like(name: str, path: str | Path, seed: int = 0) -> Path:
+    """A random model of the hub model `name`'s shapes (HUB_LIKE), saved to `path` (made once, reused when there)."""
+    path = Path(path)
+    if not ((path / "model.safetensors").exists() and (path / "config.json").exists()):
+        arch, changes = HUB_LIKE[name]
+        save(arch, path, "small", seed, **changes)
     return path
