@@ -17,6 +17,7 @@ import os
 import sys
 from pathlib import Path
 
+from lab.models import hosting
 from lab.models.registry import MODELS_DIR, REGISTRY
 
 MIB = 1024 * 1024
@@ -60,7 +61,7 @@ def model_problems(models_dir: Path = MODELS_DIR) -> list[str]:
 
 def hub_models() -> list[str]:
     """The hub models the image's build baked in (its HUB_MODELS, kept as LAB_HUB_MODELS), in order."""
-    return list(dict.fromkeys(os.environ.get("LAB_HUB_MODELS", "").split()))
+    return list(dict.fromkeys(os.environ.get(hosting.BAKED_ENV, "").split()))
 
 
 def hub_model_problems(names: list[str], load: bool = True) -> list[str]:

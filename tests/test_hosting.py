@@ -132,6 +132,7 @@ def test_the_hub_models_the_image_carries_are_offered_and_held_together():
     from lab import space
 
     assert SPACE.split() == list(space.HUB_MODELS)
+    assert f"ENV {hosting.BAKED_ENV}=${{HUB_MODELS}}\n" in (space.ROOT / "deploy" / "Dockerfile").read_text()
     lim = hosting.parse({"LAB_HOSTED": "1", "LAB_HUB_MODELS": SPACE})
     on_disk = {n for n, i in registry.REGISTRY.items() if i.hub_id is None} | set(SPACE.split())
     assert on_disk <= lim.models and not hosting.offered("gpt2-xl", lim)
