@@ -45,9 +45,9 @@ LFS = ("*.safetensors", "*.npy", "*.bin", "*.whl")
 # for scale, RoBERTa base for the encoder pages. Measured (docs/hosting.md, "GPT-2 in the hosted image"): see
 # MEASURED; a Space's free tier has 16 GB and 50 GB of disk.
 HUB_MODELS = ("gpt2", "distilgpt2", "openai-gpt", "roberta-base")
-MEASURED = ("Measured on models of these shapes (docs/hosting.md, \"GPT-2 in the hosted image\"): the four "
-            "loaded take about 1.9 GB beside torch, the server about 2.5 GB with all four, under the free "
-            "tier's 16 GB; the image grows by about 1.9 GB.")
+MEASURED = ("Measured on models of these shapes (docs/hosting.md, \"GPT-2 in the hosted image\"): a server that "
+            "opened every page on each of the four peaked at 3.5 GB, under the free tier's 16 GB; the app keeps "
+            "all four loaded (a memory budget of 2,600 MB); the image grows by about 1.8 GB.")
 BODY = """
 # GPT-1 and GPT-2, taken apart: the explorer
 
