@@ -35,6 +35,11 @@ TESTS = {  # module -> its fast tests
                    "tests/test_tokens.py::test_empty_and_wordless_text_divide_sanely",
                    "tests/test_tokens.py::test_length_mismatch_on_hand_counted_lengths"],
     "lab.questions": ["tests/test_questions.py", "tests/test_game.py"],
+    "lab.models.hosting": [f"tests/test_hosting.py::{t}" for t in (
+        "test_not_hosted_means_no_caps", "test_hosted_defaults", "test_hosted_settings_are_read",
+        "test_the_hub_models_the_image_carries_are_offered_and_held_together",
+        "test_garbage_values_fall_back_to_the_defaults_with_a_warning", "test_garbage_hosted_flag_and_model_lists_warn",
+        "test_the_environment_overrides_the_machine_and_the_hosted_cap")],
 }
 FUNCTIONS = {  # the functions whose mutants count (the module's statistics and estimates)
     "lab.detect.evaluation": ["oriented", "auroc", "roc", "rates", "base_rate", "groups", "evaluate"],
@@ -45,6 +50,8 @@ FUNCTIONS = {  # the functions whose mutants count (the module's statistics and 
     "lab.tokens": ["premium", "_ratio", "length_mismatch", "token_costs"],
     "lab.questions": ["clean", "_number", "model_side", "_best", "previous_token_shares", "_next_token_side", "_score",
                       "_number_side", "judge", "csv_text", "walk_key", "_walked", "game", "game_play", "game_csv"],
+    "lab.models.hosting": ["course_models", "default_models", "baked", "budget_default_mb", "_positive", "_models",
+                           "hosted", "parse", "offered", "offered_names", "check_offered", "clip", "new_tokens"],
 }
 HEADER = """# mutmut 3's settings, written by scripts/mutants.py (`make mutants`) for one module at a time.
 [mutmut]
