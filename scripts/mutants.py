@@ -38,6 +38,7 @@ TESTS = {  # module -> its fast tests
     "lab.models.hosting": [f"tests/test_hosting.py::{t}" for t in (
         "test_not_hosted_means_no_caps", "test_hosted_defaults", "test_hosted_settings_are_read",
         "test_the_hub_models_the_image_carries_are_offered_and_held_together",
+        "test_the_budget_is_what_the_image_carries_needs_rounded_up_to_100_mb",
         "test_garbage_values_fall_back_to_the_defaults_with_a_warning", "test_garbage_hosted_flag_and_model_lists_warn",
         "test_the_environment_overrides_the_machine_and_the_hosted_cap")],
 }

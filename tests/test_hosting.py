@@ -2,6 +2,7 @@
 
 import json
 import logging
+import math
 from collections import namedtuple
 from pathlib import Path
 
@@ -132,7 +133,6 @@ def test_the_hub_models_the_image_carries_are_offered_and_held_together():
     from lab import space
 
     assert SPACE.split() == list(space.HUB_MODELS)
-    assert f"ENV {hosting.BAKED_ENV}=${{HUB_MODELS}}\n" in (space.ROOT / "deploy" / "Dockerfile").read_text()
     lim = hosting.parse({"LAB_HOSTED": "1", "LAB_HUB_MODELS": SPACE})
     on_disk = {n for n, i in registry.REGISTRY.items() if i.hub_id is None} | set(SPACE.split())
     assert on_disk <= lim.models and not hosting.offered("gpt2-xl", lim)
@@ -149,6 +149,22 @@ def test_the_hub_models_the_image_carries_are_offered_and_held_together():
     own = hosting.parse({"LAB_HOSTED": "1", "LAB_HUB_MODELS": SPACE, "LAB_HOSTED_MODELS": "gpt2",
                          "LAB_HOSTED_BUDGET_MB": "1800"})
     assert own.models == {"gpt2", models.DEFAULT_OFFLINE} and own.budget_mb == 1800
+    assert hosting.parse({"LAB_HOSTED": "1", "LAB_HUB_MODELS": SPACE, "LAB_HOSTED_MODELS": "nonsense"}).models == (
+        lim.models)  # a list naming nothing known falls back to the defaults, the image's models among them
+
+
+@pytest.mark.parametrize("carried,budget_mb", [(SPACE, 2600), ("gpt2 gpt2-xl", 7900), ("gpt2", 1700)])
+def test_the_budget_is_what_the_image_carries_needs_rounded_up_to_100_mb(carried, budget_mb):
+    course = [n for n, i in registry.REGISTRY.items() if i.hub_id is None]
+    need = sum(registry.REGISTRY[n].memory_bytes for n in course + carried.split())
+    assert max(1700, math.ceil(need / 1e8) * 100) == budget_mb  # the registry's estimates, by hand
+    assert hosting.parse({"LAB_HOSTED": "1", "LAB_HUB_MODELS": carried}).budget_mb == budget_mb
+
+
+def test_the_image_keeps_its_hub_models_where_hosting_reads_them():
+    from lab import space
+
+    assert f"ENV {hosting.BAKED_ENV}=${{HUB_MODELS}}\n" in (space.ROOT / "deploy" / "Dockerfile").read_text()
 
 
 @pytest.mark.parametrize("key,field", [("LAB_MAX_INPUT_CHARS", "max_input_chars"),
