@@ -37,18 +37,19 @@ ONE_THREAD := $(if $(filter 0,$(WORKERS)),,OMP_NUM_THREADS=1 MKL_NUM_THREADS=1)
 # its rewritten test modules there, and without them every worker rewrote all 273 again, 9.6 of the 15 s it took to
 # collect make check's tests (cProfile, 2026-12-06). __pycache__ is ignored by git, the image and the Space.
 BYTECODE := PYTHONDONTWRITEBYTECODE=
+# Both collect tests/ only: `make mutants` leaves a mutated copy of the repository, its tests included, in mutants/.
 
 # Every test, on WORKERS processes (pytest-xdist; a module's tests stay on one worker, so a module's shared server
 # and fixtures are set up once): `make test WORKERS=0` runs in one process. docs/testing.md has the timings.
 test: $(VENV)/.installed-dev $(A11Y)
 	$(VENV)/bin/ruff check .
-	$(BYTECODE) $(ONE_THREAD) $(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile --no-loadscope-reorder) --durations=25
+	$(BYTECODE) $(ONE_THREAD) $(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile --no-loadscope-reorder) --durations=25 tests
 
 # The markers are registered in tests/conftest.py; docs/testing.md says what each leaves out and what
 # -n (pytest-xdist workers) gained. `make check WORKERS=0` runs in one process.
 check: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
-	$(BYTECODE) $(ONE_THREAD) $(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS)) -m "not browser and not slow"
+	$(BYTECODE) $(ONE_THREAD) $(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS)) -m "not browser and not slow" tests
 
 # The hosted demo's image, from nothing on a machine with podman and Debian's packages (docs/hosting.md, "The
 # container"): a local Debian base, the host's CPU torch wheel, deploy/Dockerfile. A Space's folder, checked.
