@@ -137,8 +137,16 @@ def shown(browser, most: int = 1500) -> str:
                 continue
             words = " | ".join(line for line in text.splitlines() if line.strip())
             lines.append(f"tab {page.url} ({'running' if running else 'idle'}): {words[:most]}")
-            lines += [f"  {trouble}" for trouble in getattr(page, "troubles", [])[-10:]]
+            lines += [f"  {trouble}" for trouble in _causes_first(getattr(page, "troubles", []))]
     return "\n".join(lines) or "no tab open"
+
+
+def _causes_first(troubles: list[str], most: int = 12) -> list[str]:
+    """A tab's troubles worth a report: the failed requests and error responses (the cause) before the console's
+    echoes of them, which can number hundreds; Streamlit's own probes of a page's path (its 404s) left out."""
+    troubles = [t for t in troubles if not (t.startswith("HTTP 404") and "/_stcore/" in t)]
+    failed = [t for t in troubles if t.startswith(("request failed", "HTTP"))][: most // 2]
+    return failed + [t for t in troubles if t not in failed][-(most - len(failed)):]
 
 
 SHELL_S = 30  # an app page whose frontend has not drawn its shell this long after loading is blank: reloaded once
@@ -152,7 +160,9 @@ def new_page(browser, width: int = 1400, height: int = 1000):
     Its `goto` reloads once an app page that loaded but stayed blank (no Streamlit shell after SHELL_S): in three
     full runs on two busy cores a fresh tab loaded the app's files and then drew nothing for 90 s, while the server
     answered (a stopped server leaves the shell drawn, "Skip to main content"). What the tab met is kept in
-    `troubles`, and the reload is a warning in the test run's summary."""
+    `troubles`, and the reload is a warning in the test run's summary. Its `wait_for_selector`, `wait_for_function`
+    and `wait_idle` reload a page that lost some of the app's code on the way (`_recovering`: what made those tabs
+    blank, measured later)."""
     page = browser.new_page(viewport={"width": width, "height": height})
     page.dialogs, page.troubles = [], []
 
@@ -161,18 +171,84 @@ def new_page(browser, width: int = 1400, height: int = 1000):
         dialog.dismiss()
 
     page.on("dialog", on_dialog)
-    page.on("requestfailed", lambda r: page.troubles.append(f"request failed: {r.url} ({r.failure})"))
+    page.lost, page.recoveries = [], 0  # the app's own code lost on the way (see _recovering)
+
+    def on_failed(request):
+        page.troubles.append(f"request failed: {request.url} ({request.failure})")
+        if (request.failure or "").split()[0] in LOST and "/static/" in request.url \
+                and request.url.startswith(origin(page.url)):
+            page.lost.append(f"{request.url.rsplit('/', 1)[-1]} ({request.failure})")
+
+    page.on("requestfailed", on_failed)
     page.on("pageerror", lambda e: page.troubles.append(f"uncaught: {e}"[:300]))
     page.on("console", lambda m: m.type == "error" and page.troubles.append(f"console: {m.text}"[:300]))
     page.on("response", lambda r: r.status >= 400 and page.troubles.append(f"HTTP {r.status}: {r.url}"[:300]))
     page.goto = _reloading_blank(page, page.goto)
+    page.wait_for_selector = _recovering(page, page.wait_for_selector)
+    page.wait_for_function = _recovering(page, page.wait_for_function)
     return page
+
+
+def origin(url: str) -> str:
+    """scheme://host:port of a URL ('' for about:blank and the like)."""
+    found = re.match(r"[a-z]+://[^/?#]+", url)
+    return found.group(0) if found else "\0"
+
+
+# what a request lost on the way fails with (a network change, a connection cut); not net::ERR_ABORTED (the page's own
+# navigation, or a module the server answered with an error) nor ERR_CONNECTION_REFUSED (a stopped server)
+LOST = {"net::ERR_NETWORK_CHANGED", "net::ERR_CONNECTION_RESET", "net::ERR_CONNECTION_CLOSED",
+        "net::ERR_EMPTY_RESPONSE"}
+RECOVERIES = 3  # reloads a page may take after losing the app's code (see _recovering)
+SLICE_MS = 2_000  # how often a wait looks for lost code
+
+
+def _recovering(page, wait):
+    """`wait` (a page's wait_for_selector or wait_for_function), which reloads the page, at most RECOVERIES times,
+    when the app's own code (a file under /static/) failed on the way: a tab that lost one of Streamlit's element
+    chunks draws that element never (its import fails for good: 'Failed to fetch dynamically imported module').
+    Measured here (2026-12-06): each container podman starts or stops adds or removes a network interface, and
+    Chromium then aborts every request in flight, loopback too, with net::ERR_NETWORK_CHANGED; CI's slider test lost
+    its slider that way while the other worker ran containers. A failure the server answers (an HTTP 404 or 500) is
+    no lost request and is never retried. Each reload is a warning in the run's summary."""
+    def waiting(*args, timeout: float | None = None, **kwargs):
+        deadline = time.monotonic() + (30_000 if timeout is None else timeout) / 1000
+        while True:
+            left = (deadline - time.monotonic()) * 1000
+            try:
+                return wait(*args, timeout=max(1.0, min(left, SLICE_MS)), **kwargs)
+            except Exception as e:  # Playwright's TimeoutError (its class lives in an optional package)
+                if type(e).__name__ != "TimeoutError":
+                    raise
+                if page.lost and page.recoveries < RECOVERIES:
+                    _reload_lost(page)
+                elif left <= SLICE_MS:
+                    e.add_note(f"waited {timeout} ms in all, in slices of {SLICE_MS} ms")
+                    raise
+    return waiting
+
+
+def _reload_lost(page) -> None:
+    """Reload a page that lost some of the app's code, with a warning naming what it lost."""
+    import warnings
+
+    warnings.warn(f"{page.url}: the app's code lost on the way ({'; '.join(page.lost[:4])}); reloaded", stacklevel=3)
+    page.lost.clear()
+    page.recoveries += 1
+    page.reload()
 
 
 def _reloading_blank(page, goto):
     """`goto`, then one reload when an app page stays blank (see new_page)."""
     def go(url: str, **kwargs):
-        response = goto(url, **kwargs)
+        page.lost.clear()
+        for attempt in range(RECOVERIES + 1):
+            try:
+                response = goto(url, **kwargs)
+                break
+            except Exception as e:  # Playwright's Error: the page itself lost on the way (see _recovering)
+                if "ERR_NETWORK_CHANGED" not in str(e) or attempt == RECOVERIES:
+                    raise
         if page.locator("#root").count() == 0:  # not the app's index (a file, a JSON endpoint): as it came
             return response
         try:
@@ -192,8 +268,12 @@ def wait_idle(page, timeout_ms: float = 60_000) -> None:
     has loaded. Streamlit loads a table's, a chart's, a metric's or an HTML block's code (DataFrame.*.js and the
     like) the first time a tab shows one and draws a placeholder (`stSkeleton`) until it comes: a fresh browser on a
     busy server can be idle with a page of placeholders (CI, 2026-12-06: the ceiling page's tables)."""
-    page.wait_for_selector(IDLE, timeout=timeout_ms)
-    page.wait_for_function(f"!document.querySelector({LOADING!r})", timeout=timeout_ms)
+    for _ in range(RECOVERIES + 1):  # a page that lost some of the app's code on the way is reloaded (_recovering)
+        page.wait_for_selector(IDLE, timeout=timeout_ms)
+        page.wait_for_function(f"!document.querySelector({LOADING!r})", timeout=timeout_ms)
+        if not getattr(page, "lost", None) or page.recoveries >= RECOVERIES:
+            return
+        _reload_lost(page)
 
 
 def wait_for_count(page, selector: str, n: int, timeout_ms: float = 120_000) -> None:
