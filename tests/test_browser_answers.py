@@ -57,7 +57,7 @@ def test_five_students_answer_two_rounds_and_see_the_reveal(app_url, tmp_path):
         teacher.locator(".st-key-room_start button:visible").click()
         teacher.wait_for_selector(".st-key-room-panel img", timeout=TIMEOUT)
         code = re.search(r"Room ([A-Z0-9]{6}),", teacher.locator(".st-key-room-panel").inner_text()).group(1)
-        students = [browser.new_context().new_page() for _ in ANSWERS]
+        students = [new_page(browser, 1280, 720) for _ in ANSWERS]
         for s, value in zip(students, ANSWERS, strict=True):
             s.goto(f"{app_url}/?room={code}&lang=en")
             s.get_by_role("button", name="Send my answer").wait_for(timeout=TIMEOUT)

@@ -115,7 +115,7 @@ def test_no_bar_label_is_cut_at_1280(app_url, lang):
         code = re.search(r"room=([A-Z0-9]{6})", link).group(1)
         settled(teacher)
         both_sides(teacher, lang, "teacher, a room and no student", [w["prev"], w["next"], code, w["more"]], seen)
-        student = browser.new_context(viewport=dict(zip(("width", "height"), SCREEN, strict=True))).new_page()
+        student = new_page(browser, *SCREEN)
         student.goto(link)
         bar_says(student, w["follow"])
         both_sides(student, lang, "student", [w["prev"], w["next"], f"{w['follow']}"], seen)

@@ -107,8 +107,7 @@ def test_teacher_and_student_notes_language_count_and_a_reload(app_url):
         link = teacher.locator(".st-key-room-panel a").first.get_attribute("href")
         code = re.search(r"room=([A-Z0-9]{6})", link).group(1)
         assert link.endswith(f"?room={code}&lang=pt")
-        context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 720})
-        student = context.new_page()
+        student = new_page(browser, 1280, 720, locale="en-US")
         student.goto(link)
         bar_shows(student, "passo 4 de 5")
         bar_shows(student, "Seguindo o professor")
@@ -128,19 +127,18 @@ def test_teacher_and_student_notes_language_count_and_a_reload(app_url):
         bar_shows(teacher, "passo 5 de 5")
         bar_shows(student, "passo 5 de 5")  # the class follows the teacher who took the room back
         assert not teacher.dialogs and student.locator('[data-testid="stException"]').count() == 0
-        context.close()
+        student.close()
 
 
 def test_a_bare_link_follows_the_browsers_language(app_url):
     with chromium() as browser:
         for locale, title in [("pt-BR", "GPT-1 e GPT-2, desmontados"), ("en-US", "GPT-1 and GPT-2, taken apart")]:
-            context = browser.new_context(locale=locale)
-            page = context.new_page()
+            page = new_page(browser, 1280, 720, locale=locale)
             page.goto(f"{app_url}/")
             page.wait_for_selector("h1", timeout=TIMEOUT)
             wait_idle(page, TIMEOUT)
             assert title in page.locator("h1").first.inner_text(), locale
-            context.close()
+            page.close()
 
 
 def test_the_lesson_maker_in_portuguese_and_its_draft_through_a_reload(app_url, tmp_path):
@@ -324,7 +322,7 @@ def test_the_rooms_reveal_takes_the_teachers_first_screen(app_url):
         press(teacher, "room_start")
         teacher.wait_for_selector(".st-key-room-panel img", timeout=TIMEOUT)
         link = teacher.locator(".st-key-room-panel a").first.get_attribute("href")
-        student = browser.new_context().new_page()
+        student = new_page(browser, 1280, 720)
         student.goto(link)
         student.get_by_label(re.compile("Sua resposta")).fill("20")
         student.get_by_role("button", name="Enviar minha resposta").click()

@@ -152,7 +152,7 @@ def _causes_first(troubles: list[str], most: int = 12) -> list[str]:
 SHELL_S = 30  # an app page whose frontend has not drawn its shell this long after loading is blank: reloaded once
 
 
-def new_page(browser, width: int = 1400, height: int = 1000):
+def new_page(browser, width: int = 1400, height: int = 1000, **options):
     """A fresh page whose `dialogs` list records (and dismisses) every alert/confirm/prompt, and whose `troubles`
     list records every failed request, error response, uncaught error and console error (shown in a failed test's
     report).
@@ -163,7 +163,7 @@ def new_page(browser, width: int = 1400, height: int = 1000):
     `troubles`, and the reload is a warning in the test run's summary. Its `wait_for_selector`, `wait_for_function`
     and `wait_idle` reload a page that lost some of the app's code on the way (`_recovering`: what made those tabs
     blank, measured later)."""
-    page = browser.new_page(viewport={"width": width, "height": height})
+    page = browser.new_page(viewport={"width": width, "height": height}, **options)  # its own context (a locale...)
     page.dialogs, page.troubles = [], []
 
     def on_dialog(dialog):
