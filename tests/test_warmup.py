@@ -119,6 +119,58 @@ def test_where_the_pages_open_on_gpt2_its_slowest_first_views_are_made_before_a_
         assert cached_heads.patch("gpt2", *patching.defaults(lang))["resid"].shape[0] == 2
 
 
+def test_the_images_other_decoders_get_their_detector_set_too(fresh_caches, monkeypatch, tmp_path, tiny_model_dirs):
+    """The Space carries gpt2, distilgpt2, openai-gpt and roberta-base (LAB_HUB_MODELS): a reader who switched the
+    detector to GPT-1 waited 47 s for its evaluation set, on distilgpt2 33 s. The warm-up makes both decoders' sets
+    after gpt2's views (RoBERTa is no decoder: the detector does not offer it); the first reader computes nothing.
+    Tiny random models under the four hub ids, in a private cache."""
+    from lab.detect import scoring
+    from lab.models import hosting
+    from tests.test_models import fake_hub_cache
+    from ui import warmup
+    from ui.model_loader import model_cache
+    from ui.runs import detect as detect_rows
+
+    hub = tmp_path / "hf" / "hub"
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(hub))
+    for hub_id, arch in (("openai-community/gpt2", "gpt2"), ("distilbert/distilgpt2", "gpt2"),
+                         ("openai-community/openai-gpt", "openai-gpt"), ("FacebookAI/roberta-base", "roberta")):
+        fake_hub_cache(hub, hub_id, tiny_model_dirs[arch])
+    monkeypatch.setenv(hosting.BAKED_ENV, "gpt2 openai-gpt roberta-base distilgpt2")
+    monkeypatch.setattr(warmup, "MODELS", ())  # the course models' steps are the first test's
+    for slow in ("heads_grid", "heads_patch"):  # gpt2's own views: the test above
+        monkeypatch.setattr(warmup, slow, lambda *_: None)
+    assert warmup.other_decoders(model_cache()) == ["openai-gpt", "distilgpt2"]  # the image's order, no encoder
+
+    def computed(*_, **__):
+        raise AssertionError("the first reader computed it again")
+
+    warmup.warm(model_cache())
+    for name in ("gpt2", "openai-gpt", "distilgpt2"):
+        assert name in model_cache() and len(detect_rows.set_rows(name, None, scoring.BUCKETS, computed)) == 180
+    assert "roberta-base" not in model_cache() and warmup.other_decoders(model_cache()) == []
+
+
+def test_the_other_decoders_stop_where_the_budget_would_evict(fresh_caches, monkeypatch, tmp_path, tiny_model_dirs):
+    """Beside what is loaded, only the image's decoders that fit the budget together are warmed, in its order."""
+    from lab.models import hosting
+    from lab.models.budget import ModelCache
+    from tests.test_models import fake_hub_cache
+    from ui import warmup
+
+    hub = tmp_path / "hf" / "hub"
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(hub))
+    for hub_id, arch in (("distilbert/distilgpt2", "gpt2"), ("openai-community/openai-gpt", "openai-gpt")):
+        fake_hub_cache(hub, hub_id, tiny_model_dirs[arch])
+    monkeypatch.setenv(hosting.BAKED_ENV, "distilgpt2 openai-gpt")
+    need = {n: ModelCache(budget=1 << 50).check_fits(n) for n in ("distilgpt2", "openai-gpt")}
+    assert warmup.other_decoders(ModelCache(budget=sum(need.values()))) == ["distilgpt2", "openai-gpt"]
+    assert warmup.other_decoders(ModelCache(budget=sum(need.values()) - 1)) == ["distilgpt2"]
+    assert warmup.other_decoders(ModelCache(budget=need["distilgpt2"] - 1)) == []  # neither fits even alone
+
+
 def test_a_warm_up_step_waits_until_no_reader_has_run_for_the_grace(monkeypatch):
     """The warm-up gives way to readers: a step does not start while a script run is going, nor within GRACE_S of
     the last one ending; then it does."""

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from lab import ceiling
-from lab.models import DEFAULT_OFFLINE, hub
+from lab.models import DEFAULT_OFFLINE, hosting, hub, registry
 from lab.models.budget import ModelTooLarge
 from lab.models.default import default_model
 from ui.limits import offered
@@ -97,8 +97,25 @@ def reset() -> None:
 def models_to_warm(cache) -> list[str]:
     """The pages' default model (gpt2 where it is cached whole: lab.models.default.default_model) and MODELS that this
     server offers and has on disk, in order, as long as they fit the budget together."""
-    names, need = [], 0
-    for name in dict.fromkeys(offered((default_model(), *MODELS))):
+    return _fitting(cache, dict.fromkeys(offered((default_model(), *MODELS))))
+
+
+def other_decoders(cache) -> list[str]:
+    """The image's other hub decoders (LAB_HUB_MODELS, in its order: DistilGPT-2 and GPT-1 on the Space) that this
+    server offers, has on disk and has not loaded, as long as they fit the budget beside what is loaded. A reader who
+    switched the detector to one waited for its evaluation set: 33 s on distilgpt2, 47 s on openai-gpt (each a
+    fresh container of the Space's image, docs/hosting.md)."""
+    names = [n for n in (os.environ.get(hosting.BAKED_ENV) or "").split() if n in hosting.baked(os.environ)]
+    names = [n for n in dict.fromkeys(names) if n != default_model() and n not in cache
+             and registry.REGISTRY[n].kind == "decoder"]
+    return _fitting(cache, offered(names))
+
+
+def _fitting(cache, names) -> list[str]:
+    """`names` on disk, in order, as long as they fit the budget together beside what `cache` holds (one larger than
+    the whole budget is passed over)."""
+    kept, need = [], 0
+    for name in names:
         if not hub.is_available(name):
             continue
         try:
@@ -107,8 +124,8 @@ def models_to_warm(cache) -> list[str]:
             continue
         if cache.used_bytes + need > cache.budget:
             break
-        names.append(name)
-    return names
+        kept.append(name)
+    return kept
 
 
 def warm(cache) -> None:
@@ -124,6 +141,10 @@ def warm(cache) -> None:
         _step(f"the heads page's knock-out grid on {default}", heads_grid, default)
         for lang in ("en", "pt"):
             _step(f"the heads page's patching pair on {default} in {lang}", heads_patch, default, lang)
+    for name in other_decoders(cache):  # after the pages' default: a reader switches to these less often
+        _step(name, cache.get, name)
+        if name in cache:
+            _step(f"the detector's evaluation set on {name}", detector_set, name)
     if all(name in cache for name in ceiling.COURSE_DECODERS):  # else the table would load them past the budget
         texts = ceiling.unseen_texts()
         for name, lang in cached_ceiling.COURSE_ROWS:  # two steps a row (each under a second of one core)
