@@ -11,6 +11,9 @@ It gives way to readers: before each step (a model, then each half of a row of t
 second of one core) it waits until no script run has been going for GRACE_S; app.py wraps each run in `reading()`.
 A class that opens a link while it warms is served first (`python -m lab bench --only class`, docs/hosting.md).
 
+Where the image carries hub models (LAB_HUB_MODELS), it then loads the other decoders among them and makes each one's
+detector evaluation set, while they fit the budget beside what is loaded (docs/hosting.md has the figures).
+
 LAB_WARM=0 turns it off (the test suite does: its tests count loads and forward passes).
 """
 
