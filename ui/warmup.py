@@ -108,9 +108,9 @@ def other_decoders(cache) -> list[str]:
     server offers, has on disk and has not loaded, as long as they fit the budget beside what is loaded. A reader who
     switched the detector to one waited for its evaluation set: 33 s on distilgpt2, 47 s on openai-gpt (each a
     fresh container of the Space's image, docs/hosting.md)."""
-    names = [n for n in (os.environ.get(hosting.BAKED_ENV) or "").split() if n in hosting.baked(os.environ)]
-    names = [n for n in dict.fromkeys(names) if n != default_model() and n not in cache
-             and registry.REGISTRY[n].kind == "decoder"]
+    baked = hosting.baked(os.environ)
+    names = [n for n in dict.fromkeys((os.environ.get(hosting.BAKED_ENV) or "").split()) if n in baked
+             and n != default_model() and n not in cache and registry.REGISTRY[n].kind == "decoder"]
     return _fitting(cache, offered(names))
 
 
@@ -132,7 +132,8 @@ def _fitting(cache, names) -> list[str]:
 
 
 def warm(cache) -> None:
-    """Load models_to_warm, then measure the ceiling's course table row by row; each step waits for a quiet
+    """Load models_to_warm, make gpt2's slowest first views where the pages open on it, measure the ceiling's course
+    table row by row, then load the image's other decoders with their detector sets; each step waits for a quiet
     moment; a failure is logged and the rest goes on."""
     from ui.cached import ceiling as cached_ceiling
 
@@ -144,10 +145,6 @@ def warm(cache) -> None:
         _step(f"the heads page's knock-out grid on {default}", heads_grid, default)
         for lang in ("en", "pt"):
             _step(f"the heads page's patching pair on {default} in {lang}", heads_patch, default, lang)
-    for name in other_decoders(cache):  # after the pages' default: a reader switches to these less often
-        _step(name, cache.get, name)
-        if name in cache:
-            _step(f"the detector's evaluation set on {name}", detector_set, name)
     if all(name in cache for name in ceiling.COURSE_DECODERS):  # else the table would load them past the budget
         texts = ceiling.unseen_texts()
         for name, lang in cached_ceiling.COURSE_ROWS:  # two steps a row (each under a second of one core)
@@ -155,6 +152,10 @@ def warm(cache) -> None:
             _step(f"the ceiling's {name} curve in {lang}", cached_ceiling.measured, name, text, cached_ceiling.LONGEST)
             _step(f"the ceiling's {name} row in {lang}", cached_ceiling.course_row, name, lang)
         _step("the ceiling's course table", cached_ceiling.course_table, cached_ceiling.LONGEST)
+    for name in other_decoders(cache):  # last: a reader opens the pages' defaults first, these on a switch
+        _step(name, cache.get, name)
+        if name in cache:
+            _step(f"the detector's evaluation set on {name}", detector_set, name)
 
 
 class _NoBar:

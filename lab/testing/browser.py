@@ -175,7 +175,7 @@ def new_page(browser, width: int = 1400, height: int = 1000, **options):
 
     def on_failed(request):
         page.troubles.append(f"request failed: {request.url} ({request.failure})")
-        if (request.failure or "").split()[0] in LOST and "/static/" in request.url \
+        if (request.failure or "").partition(" ")[0] in LOST and "/static/" in request.url \
                 and request.url.startswith(origin(page.url)):
             page.lost.append(f"{request.url.rsplit('/', 1)[-1]} ({request.failure})")
 
@@ -190,7 +190,7 @@ def new_page(browser, width: int = 1400, height: int = 1000, **options):
 
 
 def origin(url: str) -> str:
-    """scheme://host:port of a URL ('' for about:blank and the like)."""
+    """scheme://host:port of a URL (for about:blank and the like, a string no URL starts with)."""
     found = re.match(r"[a-z]+://[^/?#]+", url)
     return found.group(0) if found else "\0"
 
